@@ -1,0 +1,130 @@
+import Foundation
+import HTTPTypes
+
+/// A request matcher and the answer of a ``TestAdapter`` stub.
+public struct Stub: Sendable, CustomStringConvertible {
+    /// What the stub matches in the request's path.
+    public struct Target: Sendable, CustomStringConvertible {
+        enum Kind: Sendable {
+            case path(String)
+            case url(host: String, port: Int?, scheme: String?, path: String)
+            case regex(String)
+        }
+        let kind: Kind
+
+        /// A path (`/users/1`), compared with the request's path; or a full URL, which also
+        /// compares scheme, host and port.
+        public static func path(_ pathOrURL: String) -> Target {
+            if let url = URL(string: pathOrURL), let host = url.host {
+                return Target(kind: .url(host: host, port: url.port, scheme: url.scheme, path: url.path.isEmpty ? "/" : url.path))
+            }
+            return Target(kind: .path(pathOrURL))
+        }
+
+        /// A regular expression matched against the whole path; its captures reach the responder.
+        public static func regex(_ pattern: String) -> Target { Target(kind: .regex(pattern)) }
+
+        public var description: String {
+            switch kind {
+            case .path(let path): path
+            case .url(let host, let port, let scheme, let path):
+                "\(scheme.map { "\($0)://" } ?? "//")\(host)\(port.map { ":\($0)" } ?? "")\(path)"
+            case .regex(let pattern): "/\(pattern)/"
+            }
+        }
+
+        /// The captures of the match, or `nil` when `url` does not match.
+        func match(_ url: URL) -> [String?]? {
+            let path = url.path.isEmpty ? "/" : url.path
+            switch kind {
+            case .path(let expected):
+                return path == expected ? [] : nil
+            case .url(let host, let port, let scheme, let expected):
+                guard url.host == host, path == expected else { return nil }
+                if let port, url.port != port { return nil }
+                if let scheme, url.scheme != scheme { return nil }
+                return []
+            case .regex(let pattern):
+                guard let regex = try? Regex(pattern), let match = try? regex.wholeMatch(in: path) else { return nil }
+                return match.output.dropFirst().map { $0.substring.map(String.init) }
+            }
+        }
+    }
+
+    /// How the stub checks the request body.
+    public struct BodyMatcher: Sendable {
+        let matches: @Sendable (Data) -> Bool
+        let label: String
+
+        /// The body equals `data`.
+        public static func equals(_ data: Data) -> BodyMatcher {
+            BodyMatcher(matches: { $0 == data }, label: "\(data.count) bytes")
+        }
+        /// The body is this UTF-8 text.
+        public static func equals(_ text: String) -> BodyMatcher {
+            BodyMatcher(matches: { $0 == Data(text.utf8) }, label: text.debugDescription)
+        }
+        /// `predicate` accepts the body.
+        public static func matching(_ predicate: @escaping @Sendable (Data) -> Bool) -> BodyMatcher {
+            BodyMatcher(matches: predicate, label: "a predicate")
+        }
+    }
+
+    /// What the responder learns about the match.
+    public struct Match: Sendable {
+        /// The captures of a regex target (empty for other targets).
+        public var captures: [String?]
+    }
+
+    /// The method to match.
+    public var method: HTTPRequest.Method
+    /// The path to match.
+    public var target: Target
+    /// Query parameters the request must have (a subset, or exactly in strict mode).
+    public var query: Params?
+    /// Headers the request must have.
+    public var headers: HTTPFields
+    /// The body the request must have.
+    public var body: BodyMatcher?
+    /// Produces the response.
+    public var respond: @Sendable (Env, Match) async throws -> StubResponse
+
+    public var description: String {
+        var text = "\(method.rawValue) \(target)"
+        if let query, !query.isEmpty { text += "?" + FlatParamsEncoder().encode(query) }
+        if !headers.isEmpty { text += " headers: " + headers.map { "\($0.name)=\($0.value)" }.joined(separator: ", ") }
+        if let body { text += " body: \(body.label)" }
+        return text
+    }
+
+    /// The captures when the stub matches `env`, else how far it got.
+    func evaluate(_ env: Env, body requestBody: Data, strict: Bool) -> Result<Match, Mismatch> {
+        guard let captures = target.match(env.request.url) else { return .failure(.path) }
+        guard env.request.method == method else { return .failure(.method) }
+        if let query {
+            let actual = (try? FlatParamsEncoder().decode(
+                URLComponents(url: env.request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? "")) ?? Params()
+            let expected = (try? FlatParamsEncoder().decode(FlatParamsEncoder().encode(query))) ?? query
+            if strict {
+                guard Set(actual.entries) == Set(expected.entries) else { return .failure(.query) }
+            } else {
+                guard expected.entries.allSatisfy({ actual.entries.contains($0) }) else { return .failure(.query) }
+            }
+        }
+        for field in headers where !env.request.headers[values: field.name].contains(field.value) {
+            return .failure(.headers)
+        }
+        if strict {
+            let allowed = Set(headers.map(\.name)).union([.userAgent, .contentLength])
+            guard env.request.headers.allSatisfy({ allowed.contains($0.name) }) else { return .failure(.headers) }
+        }
+        if let body, !body.matches(requestBody) { return .failure(.body) }
+        return .success(Match(captures: captures))
+    }
+
+    /// How far a stub got before it failed to match: the closest stubs get furthest.
+    enum Mismatch: Int, Error, Comparable {
+        case path, method, query, headers, body
+        static func < (lhs: Mismatch, rhs: Mismatch) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import HTTPTypes
+import Synchronization
+
+/// An adapter that answers from stubs, for unit-testing middleware and clients without sockets.
+///
+/// ```swift
+/// let stubs = TestAdapter()
+/// stubs.get("/users/1") { _, _ in StubResponse(body: #"{"id":1}"#) }
+/// stubs.stub(.post, .regex(#"/users/(\d+)/notes"#), body: .equals("hi")) { env, match in
+///     StubResponse(status: .created, body: "note for \(match.captures[0] ?? "")")
+/// }
+/// let connection = try Connection(url: "https://api.example.com") { $0.adapter = stubs }
+/// // … exercise the client …
+/// try stubs.verifyStubbedCalls()
+/// ```
+///
+/// A request takes the first matching stub that has not been used yet, in the order they were
+/// added; once all matching stubs are used, the last of them answers again. A request no stub
+/// matches fails with ``FaradayError/Code/noStubMatched``, naming the closest stubs. In strict mode
+/// the query must match exactly and the request may carry no header the stub does not name (besides
+/// `User-Agent` and `Content-Length`). Safe to use from many tasks at once.
+public final class TestAdapter: Adapter {
+    private struct State {
+        var stubs: [Stub] = []
+        var consumed: [Bool] = []
+        var calls: [Request] = []
+        var cancelledCalls = 0
+        var chunksSent = 0
+    }
+
+    private let state = Mutex(State())
+    /// Whether queries and headers must match exactly.
+    public let strictMode: Bool
+    /// The largest request body the adapter reads to match stubs.
+    public let maxRequestBodySize: Int
+
+    /// Creates an adapter with no stubs.
+    public init(strictMode: Bool = false, maxRequestBodySize: Int = RequestOptions.defaultMaxBufferedBodySize) {
+        self.strictMode = strictMode
+        self.maxRequestBodySize = maxRequestBodySize
+    }
+
+    // MARK: Stubbing
+
+    /// Adds a stub.
+    ///
+    /// - Parameters:
+    ///   - method: the method to match.
+    ///   - target: a path, a full URL, or a regex.
+    ///   - query: query parameters the request must have.
+    ///   - headers: headers the request must have.
+    ///   - body: the body the request must have.
+    ///   - respond: produces the response; it may throw a ``FaradayError`` to simulate a failure.
+    public func stub(
+        _ method: HTTPRequest.Method,
+        _ target: Stub.Target,
+        query: Params? = nil,
+        headers: HTTPFields = HTTPFields(),
+        body: Stub.BodyMatcher? = nil,
+        respond: @escaping @Sendable (Env, Stub.Match) async throws -> StubResponse
+    ) {
+        let stub = Stub(method: method, target: target, query: query, headers: headers, body: body, respond: respond)
+        state.withLock { state in
+            state.stubs.append(stub)
+            state.consumed.append(false)
+        }
+    }
+
+    /// Adds a stub that always gives `response`.
+    public func stub(
+        _ method: HTTPRequest.Method,
+        _ target: Stub.Target,
+        query: Params? = nil,
+        headers: HTTPFields = HTTPFields(),
+        body: Stub.BodyMatcher? = nil,
+        response: StubResponse
+    ) {
+        stub(method, target, query: query, headers: headers, body: body) { _, _ in response }
+    }
+
+    /// Adds a GET stub for a path or full URL.
+    public func get(
+        _ path: String, query: Params? = nil, headers: HTTPFields = HTTPFields(),
+        respond: @escaping @Sendable (Env, Stub.Match) async throws -> StubResponse
+    ) {
+        stub(.get, .path(path), query: query, headers: headers, respond: respond)
+    }
+
+    /// Adds a POST stub for a path or full URL.
+    public func post(
+        _ path: String, query: Params? = nil, headers: HTTPFields = HTTPFields(), body: Stub.BodyMatcher? = nil,
+        respond: @escaping @Sendable (Env, Stub.Match) async throws -> StubResponse
+    ) {
+        stub(.post, .path(path), query: query, headers: headers, body: body, respond: respond)
+    }
+
+    // MARK: Inspecting
+
+    /// Throws ``FaradayError/Code/noStubMatched`` naming the stubs that no request used.
+    public func verifyStubbedCalls() throws(FaradayError) {
+        let unused = state.withLock { state in
+            zip(state.stubs, state.consumed).filter { !$0.1 }.map { $0.0.description }
+        }
+        guard unused.isEmpty else {
+            throw FaradayError(.noStubMatched, "Expected requests not made: \(unused.joined(separator: "; ")).")
+        }
+    }
+
+    /// The requests received so far, in order (including those no stub matched).
+    public var calls: [Request] { state.withLock { $0.calls } }
+
+    /// How many calls were cancelled while the adapter was answering them.
+    public var cancelledCalls: Int { state.withLock { $0.cancelledCalls } }
+
+    /// How many body chunks of streamed responses the adapter has handed out.
+    public var chunksSent: Int { state.withLock { $0.chunksSent } }
+
+    // MARK: Adapter
+
+    public func call(_ env: Env) async throws -> Completions {
+        state.withLock { $0.calls.append(env.request) }
+        let requestBody = try await env.request.body.collect(upTo: maxRequestBodySize)
+        let (stub, match) = try findStub(for: env, body: requestBody)
+        let response = try await stub.respond(env, match)
+        if response.waitsForCancellation {
+            try await waitForCancellation(env)
+        }
+
+        var head = env
+        if env.request.options.streaming == nil {
+            if case .fail(let error) = response.ending.kind { throw error.attaching(env.request) }
+            if case .waitForCancellation = response.ending.kind { try await waitForCancellation(env) }
+            head.response = ResponseData(status: response.status, headers: response.headers, body: response.body)
+            return .buffered(head)
+        }
+        head.response = ResponseData(status: response.status, headers: response.headers)
+        return .streamed(head: head, frames: ByteStream(StubChunks(response: response, env: env, adapter: self)))
+    }
+
+    /// The chunks of a streamed stub response, then its ending.
+    private struct StubChunks: AsyncSequence, Sendable {
+        let response: StubResponse
+        let env: Env
+        let adapter: TestAdapter
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let chunks: StubChunks
+            var index = 0
+
+            mutating func next() async throws -> Data? {
+                try chunks.env.cancellation.check()
+                if index < chunks.response.chunks.count {
+                    defer { index += 1 }
+                    chunks.adapter.state.withLock { $0.chunksSent += 1 }
+                    return chunks.response.chunks[index]
+                }
+                switch chunks.response.ending.kind {
+                case .finish: return nil
+                case .fail(let error): throw error.attaching(chunks.env.request)
+                case .waitForCancellation:
+                    try await chunks.adapter.waitForCancellation(chunks.env)
+                    return nil
+                }
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self) }
+    }
+
+    private func waitForCancellation(_ env: Env) async throws {
+        let gate = AsyncStream<Void>.makeStream()
+        await env.cancellation.withCancellationHandler {
+            for await _ in gate.stream {}
+        } onCancel: {
+            gate.continuation.finish()
+        }
+        state.withLock { $0.cancelledCalls += 1 }
+        throw FaradayError(.cancelled, "The request was cancelled.", method: env.request.method, url: env.request.url)
+    }
+
+    private func findStub(for env: Env, body: Data) throws(FaradayError) -> (Stub, Stub.Match) {
+        try state.withLock { state throws(FaradayError) in
+            var best: [(Stub.Mismatch, Stub)] = []
+            var matches: [(Int, Stub.Match)] = []
+            for (index, stub) in state.stubs.enumerated() {
+                switch stub.evaluate(env, body: body, strict: strictMode) {
+                case .success(let match): matches.append((index, match))
+                case .failure(let mismatch): best.append((mismatch, stub))
+                }
+            }
+            if let (index, match) = matches.first(where: { !state.consumed[$0.0] }) ?? matches.last {
+                state.consumed[index] = true
+                return (state.stubs[index], match)
+            }
+            let closest = best.sorted { $0.0 > $1.0 }.prefix(3).map { "\($0.1) (differs in \($0.0))" }
+            var message = "No stub for \(env.request.method.rawValue) \(env.request.url.absoluteString)."
+            message += closest.isEmpty ? " There are no stubs." : " Closest: \(closest.joined(separator: "; "))."
+            throw FaradayError(.noStubMatched, message, method: env.request.method, url: env.request.url)
+        }
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import HTTPTypes
+import Synchronization
+
+/// A client for one HTTP service: a base URL, defaults for every request, and a middleware stack
+/// ending in an adapter.
+///
+/// ```swift
+/// let connection = try Connection(url: "https://api.example.com/v1") { builder in
+///     builder.use(RequestID.Handler())
+///     builder.adapter = TestAdapter()
+/// }
+/// let env = try await connection.get("users/1").value
+/// ```
+///
+/// The defaults (``url``, ``headers``, ``params``, ``options``) can change at any time and apply
+/// to requests made afterwards. The stack is folded on the first request and locked from then on:
+/// editing it afterwards throws ``FaradayError/Code/stackLocked``.
+///
+/// A connection is safe to share between tasks and threads.
+public final class Connection: Sendable {
+    /// The `User-Agent` sent when neither the connection nor the request sets one.
+    public static let defaultUserAgent = "Faraday/\(faradayVersion)"
+
+    private struct Defaults: Sendable {
+        var url: URL?
+        var headers: HTTPFields
+        var params: Params
+        var options: RequestOptions
+    }
+
+    private struct Stack: Sendable {
+        var builder: RackBuilder
+        var app: (any App)?
+    }
+
+    private let defaults: Mutex<Defaults>
+    private let stack: Mutex<Stack>
+
+    /// Creates a connection.
+    ///
+    /// - Parameters:
+    ///   - url: the base URL that request paths are relative to; `nil` to pass full URLs only.
+    ///   - headers: headers sent with every request (a request's own headers override them by name).
+    ///   - params: query parameters sent with every request (a request's override them by name).
+    ///   - options: default ``RequestOptions``.
+    ///   - configure: sets up the middleware stack and adapter.
+    public init(
+        url: URL? = nil,
+        headers: HTTPFields = HTTPFields(),
+        params: Params = Params(),
+        options: RequestOptions = RequestOptions(),
+        configure: (inout RackBuilder) throws -> Void = { _ in }
+    ) rethrows {
+        var headers = headers
+        if headers[.userAgent] == nil { headers[.userAgent] = Self.defaultUserAgent }
+        var builder = RackBuilder()
+        try configure(&builder)
+        self.defaults = Mutex(Defaults(url: url, headers: headers, params: params, options: options))
+        self.stack = Mutex(Stack(builder: builder))
+    }
+
+    /// Creates a connection from a base URL string.
+    ///
+    /// - Throws: ``FaradayError/Code/invalidURL`` unless `url` is an http or https URL with a host;
+    ///   errors thrown by `configure`.
+    public convenience init(
+        url: String,
+        headers: HTTPFields = HTTPFields(),
+        params: Params = Params(),
+        options: RequestOptions = RequestOptions(),
+        configure: (inout RackBuilder) throws -> Void = { _ in }
+    ) throws {
+        try self.init(
+            url: URLResolver.validateBase(url), headers: headers, params: params, options: options,
+            configure: configure)
+    }
+
+    // MARK: Defaults
+
+    /// The base URL that request paths are relative to.
+    public var url: URL? {
+        get { defaults.withLock { $0.url } }
+        set { defaults.withLock { $0.url = newValue } }
+    }
+
+    /// Headers sent with every request; a request's own headers replace them by name.
+    public var headers: HTTPFields {
+        get { defaults.withLock { $0.headers } }
+        set { defaults.withLock { $0.headers = newValue } }
+    }
+
+    /// Query parameters sent with every request; a request's own parameters replace them by name.
+    public var params: Params {
+        get { defaults.withLock { $0.params } }
+        set { defaults.withLock { $0.params = newValue } }
+    }
+
+    /// Default options for every request.
+    public var options: RequestOptions {
+        get { defaults.withLock { $0.options } }
+        set { defaults.withLock { $0.options = newValue } }
+    }
+
+    // MARK: Stack
+
+    /// The handlers of the stack, outermost first.
+    public var handlers: [any Handler] { stack.withLock { $0.builder.handlers } }
+
+    /// Edits the stack; throws ``FaradayError/Code/stackLocked`` after the first request.
+    public func editStack(_ edit: (inout RackBuilder) throws(FaradayError) -> Void) throws(FaradayError) {
+        try stack.withLock { stack throws(FaradayError) in
+            guard stack.app == nil else {
+                throw FaradayError(
+                    .stackLocked,
+                    "The middleware stack is locked: it was built for the connection's first request. Configure it before making requests.")
+            }
+            try edit(&stack.builder)
+        }
+    }
+
+    /// Appends a handler above the adapter.
+    public func use(_ handler: any Handler) throws(FaradayError) {
+        try editStack { $0.use(handler) }
+    }
+
+    /// Appends a handler above the adapter (the original Swift Faraday spelling).
+    public func use(handler: any Handler) throws(FaradayError) {
+        try use(handler)
+    }
+
+    /// Inserts a handler at `index` (0 is the outermost).
+    public func insert(_ handler: any Handler, at index: Int) throws(FaradayError) {
+        try editStack { builder throws(FaradayError) in try builder.insert(handler, at: index) }
+    }
+
+    /// Inserts a handler just above the first handler of type `existing`.
+    public func insert(_ handler: any Handler, before existing: any Handler.Type) throws(FaradayError) {
+        try editStack { builder throws(FaradayError) in try builder.insert(handler, before: existing) }
+    }
+
+    /// Inserts a handler just below the first handler of type `existing`.
+    public func insert(_ handler: any Handler, after existing: any Handler.Type) throws(FaradayError) {
+        try editStack { builder throws(FaradayError) in try builder.insert(handler, after: existing) }
+    }
+
+    /// Replaces the first handler of type `existing`.
+    public func swap(_ existing: any Handler.Type, with handler: any Handler) throws(FaradayError) {
+        try editStack { builder throws(FaradayError) in try builder.swap(existing, with: handler) }
+    }
+
+    /// Removes every handler of type `existing`.
+    public func delete(_ existing: any Handler.Type) throws(FaradayError) {
+        try editStack { $0.delete(existing) }
+    }
+
+    /// Sets the adapter at the bottom of the stack.
+    public func adapter(_ adapter: any Adapter) throws(FaradayError) {
+        try editStack { $0.adapter = adapter }
+    }
+
+    /// The folded stack, built and locked on first use.
+    func app() throws(FaradayError) -> any App {
+        try stack.withLock { stack throws(FaradayError) in
+            if let app = stack.app { return app }
+            let app = try stack.builder.build()
+            stack.app = app
+            return app
+        }
+    }
+
+    // MARK: Requests
+
+    /// Starts a request with any method and returns its handle.
+    ///
+    /// - Parameters:
+    ///   - method: the method.
+    ///   - path: a path relative to ``url``, or a full http(s) URL; it may carry a query.
+    ///   - resolution: how a leading `/` combines with the base path.
+    ///   - params: query parameters, over the connection's and the path's.
+    ///   - headers: headers, over the connection's.
+    ///   - body: the request body.
+    ///   - configure: changes the request once it is built.
+    public func run(
+        method: HTTPRequest.Method,
+        _ path: String = "",
+        resolution: PathResolution = .underBasePath,
+        params: Params = Params(),
+        headers: HTTPFields = HTTPFields(),
+        body: RequestBody = .empty,
+        configure: ((inout Request) throws -> Void)? = nil
+    ) -> Response {
+        let defaults = defaults.withLock { $0 }
+        var request = Request(
+            method: method,
+            url: defaults.url ?? URL(filePath: "/"),
+            headers: defaults.headers.merging(headers),
+            body: body,
+            options: defaults.options
+        )
+        do {
+            let (url, pathQuery) = try URLResolver.resolve(path, against: defaults.url, resolution: resolution)
+            request.url = url
+            if defaults.params.isEmpty && params.isEmpty {
+                request.url = Self.withQuery(pathQuery, on: url)
+            } else {
+                let fromPath = try request.options.paramsEncoder.decode(pathQuery ?? "")
+                request.params = defaults.params.merging(fromPath).merging(params)
+            }
+            try configure?(&request)
+        } catch {
+            return Response(request: request, failure: FaradayError.wrapping(error, request: request))
+        }
+        let app: any App
+        do {
+            app = try self.app()
+        } catch {
+            return Response(request: request, failure: error)
+        }
+        let cancellation = CancellationToken()
+        let env = Env(request: request, cancellation: cancellation)
+        return Response(request: request, cancellation: cancellation) {
+            try await app.call(env)
+        }
+    }
+
+    /// Starts a request whose method is given as a string token (`"PURGE"`).
+    ///
+    /// An invalid method token gives a handle that fails with ``FaradayError/Code/invalidMethod``.
+    public func run(
+        method: String,
+        _ path: String = "",
+        params: Params = Params(),
+        headers: HTTPFields = HTTPFields(),
+        body: RequestBody = .empty,
+        configure: ((inout Request) throws -> Void)? = nil
+    ) -> Response {
+        guard let parsed = HTTPRequest.Method(method) else {
+            let request = Request(method: .get, url: url ?? URL(filePath: "/"))
+            return Response(
+                request: request,
+                failure: FaradayError(.invalidMethod, "\(method.debugDescription) is not a valid HTTP method token."))
+        }
+        return run(method: parsed, path, params: params, headers: headers, body: body, configure: configure)
+    }
+
+    private static func withQuery(_ query: String?, on url: URL) -> URL {
+        guard let query, !query.isEmpty,
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return url }
+        components.percentEncodedQuery = query
+        return components.url ?? url
+    }
+}
+
+/// The version of this package, sent in the default `User-Agent`.
+public let faradayVersion = "0.1.0"

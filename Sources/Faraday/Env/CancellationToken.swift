@@ -1,0 +1,57 @@
+import Synchronization
+
+/// Cancellation shared by every layer of one call: the user's handle, the middleware and the adapter.
+///
+/// Adapters register a handler that stops their transfer; ``cancel()`` runs every handler once.
+public final class CancellationToken: Sendable {
+    private struct State {
+        var isCancelled = false
+        var nextID = 0
+        var handlers: [Int: @Sendable () -> Void] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates a token that is not cancelled.
+    public init() {}
+
+    /// `true` once ``cancel()`` has been called.
+    public var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+    /// Cancels the call and runs the registered handlers (once; later calls do nothing).
+    public func cancel() {
+        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+            guard !state.isCancelled else { return [] }
+            state.isCancelled = true
+            defer { state.handlers = [:] }
+            return state.handlers.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for handler in handlers { handler() }
+    }
+
+    /// Runs `operation`; if this token or the current task is cancelled meanwhile, runs `onCancel`
+    /// (at once if the token is already cancelled).
+    public func withCancellationHandler<T>(
+        _ operation: () async throws -> T,
+        onCancel: @escaping @Sendable () -> Void
+    ) async rethrows -> T {
+        let id = state.withLock { state -> Int? in
+            guard !state.isCancelled else { return nil }
+            state.nextID += 1
+            state.handlers[state.nextID] = onCancel
+            return state.nextID
+        }
+        if id == nil { onCancel() }
+        defer {
+            if let id { _ = state.withLock { $0.handlers.removeValue(forKey: id) } }
+        }
+        return try await withTaskCancellationHandler(operation: operation, onCancel: onCancel)
+    }
+
+    /// Throws ``FaradayError/Code/cancelled`` if this token or the current task is cancelled.
+    public func check() throws(FaradayError) {
+        if isCancelled || Task.isCancelled {
+            throw FaradayError(.cancelled, "The request was cancelled.")
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import HTTPTypes
+
+/// Everything one request carries through the middleware stack.
+///
+/// On the way down an `Env` holds the ``request`` (method, URL, headers, body, options); on the
+/// way up it also holds the ``response`` of one completion, or the ``error`` that ended the call.
+/// Middleware can stash typed values in it with ``subscript(_:)``.
+///
+/// A streamed response produces one `Env` per frame (``phase`` is ``Phase/frame(_:)``) and then
+/// a final one (``Phase/final``); a buffered response produces just the final one.
+public struct Env: Sendable {
+    /// The request as it goes down the stack. Middleware may change it.
+    public var request: Request
+    /// The response of this completion: status, headers and this completion's body.
+    public var response: ResponseData?
+    /// The error that ended the call, on the final completion of a failed call.
+    public var error: FaradayError?
+    /// Which completion this is.
+    public var phase: Phase
+    /// The cancellation shared by every env of this call.
+    public let cancellation: CancellationToken
+    private var extensions: [ObjectIdentifier: any Sendable]
+
+    /// Creates an env for a request.
+    public init(request: Request, cancellation: CancellationToken = CancellationToken()) {
+        self.request = request
+        self.response = nil
+        self.error = nil
+        self.phase = .request
+        self.cancellation = cancellation
+        self.extensions = [:]
+    }
+
+    /// A typed value stashed by a middleware, keyed by a type of your own.
+    ///
+    /// ```swift
+    /// enum RequestIDKey: EnvKey { typealias Value = String }
+    /// env[RequestIDKey.self] = UUID().uuidString
+    /// ```
+    public subscript<Key: EnvKey>(_ key: Key.Type) -> Key.Value? {
+        get { extensions[ObjectIdentifier(key)] as? Key.Value }
+        set { extensions[ObjectIdentifier(key)] = newValue }
+    }
+
+    /// Stops the call: a streamed response stops after the current completion and the adapter stops
+    /// reading; a call still in flight fails with ``FaradayError/Code/cancelled``.
+    public func cancel() { cancellation.cancel() }
+
+    /// `true` once the call has been cancelled.
+    public var isCancelled: Bool { cancellation.isCancelled }
+
+    /// `true` on the last completion of the call.
+    public var isFinal: Bool { phase == .final }
+
+    /// The response status, once there is a response.
+    public var status: HTTPResponse.Status? { response?.status }
+
+    /// The response headers, empty until there is a response.
+    public var responseHeaders: HTTPFields { response?.headers ?? HTTPFields() }
+
+    /// The body of this completion: the whole body when buffered, one frame when streamed.
+    public var body: Data { response?.body ?? Data() }
+}
+
+extension Env {
+    /// Which completion of a call an ``Env`` is.
+    public struct Phase: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: Hashable, Sendable { case request, frame(Int), final }
+        private let kind: Kind
+
+        /// On the way down: no response yet.
+        public static let request = Phase(kind: .request)
+        /// The last completion of the call (the only one of a buffered response).
+        public static let final = Phase(kind: .final)
+        /// The frame at `index` (from 0) of a streamed response.
+        public static func frame(_ index: Int) -> Phase { Phase(kind: .frame(index)) }
+
+        /// The frame index, for frame completions.
+        public var frameIndex: Int? {
+            if case .frame(let index) = kind { return index }
+            return nil
+        }
+
+        public var description: String {
+            switch kind {
+            case .request: "request"
+            case .frame(let index): "frame(\(index))"
+            case .final: "final"
+            }
+        }
+    }
+}
+
+/// A key for a typed value in an ``Env``; the key is the type itself.
+public protocol EnvKey {
+    /// The type of the stored value.
+    associatedtype Value: Sendable
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Synchronization
+
+/// A request body: nothing, bytes, a stream, or a value waiting for an encoding middleware.
+///
+/// A body says whether it can be sent again (``isReplayable``). Retries and redirects replay only
+/// replayable bodies: asking a one-shot stream for its bytes a second time throws
+/// ``FaradayError/Code/bodyNotReplayable`` instead of sending an empty or partial body.
+public struct RequestBody: Sendable {
+    private enum Storage: Sendable {
+        case empty
+        case bytes(Data)
+        case stream(length: Int?, source: StreamSource)
+        case value(any Sendable)
+    }
+
+    private var storage: Storage
+
+    /// No body.
+    public static let empty = RequestBody(storage: .empty)
+
+    /// A body of bytes (replayable).
+    public static func bytes(_ data: Data) -> RequestBody { RequestBody(storage: .bytes(data)) }
+
+    /// A body of UTF-8 text (replayable).
+    public static func text(_ string: String) -> RequestBody { .bytes(Data(string.utf8)) }
+
+    /// A replayable streamed body: `makeStream` is called once per attempt and must produce the
+    /// same bytes each time. `length` is sent as `Content-Length` when known, else the body is chunked.
+    public static func stream<Chunks: AsyncSequence & Sendable>(
+        length: Int? = nil,
+        _ makeStream: @escaping @Sendable () -> Chunks
+    ) -> RequestBody where Chunks.Element == Data {
+        RequestBody(storage: .stream(length: length, source: StreamSource(factory: { ByteStream(makeStream()) })))
+    }
+
+    /// A one-shot streamed body: it can be sent once. A retry or redirect that needs it again fails
+    /// with ``FaradayError/Code/bodyNotReplayable``.
+    public static func stream<Chunks: AsyncSequence & Sendable>(
+        _ chunks: Chunks,
+        length: Int? = nil
+    ) -> RequestBody where Chunks.Element == Data {
+        RequestBody(storage: .stream(length: length, source: StreamSource(oneShot: ByteStream(chunks))))
+    }
+
+    /// A value for an encoding middleware (EncodeJSON, a form encoder…) to turn into bytes. An
+    /// adapter given a body still in this state fails with ``FaradayError/Code/encodingFailed``.
+    public static func value(_ value: any Sendable) -> RequestBody { RequestBody(storage: .value(value)) }
+
+    /// `true` when there is no body.
+    public var isEmpty: Bool {
+        switch storage {
+        case .empty: true
+        case .bytes(let data): data.isEmpty
+        case .stream(let length, _): length == 0
+        case .value: false
+        }
+    }
+
+    /// `true` when the body can be sent again (bytes, values and stream factories).
+    public var isReplayable: Bool {
+        if case .stream(_, let source) = storage { return source.isReplayable }
+        return true
+    }
+
+    /// The length in bytes when known.
+    public var length: Int? {
+        switch storage {
+        case .empty: 0
+        case .bytes(let data): data.count
+        case .stream(let length, _): length
+        case .value: nil
+        }
+    }
+
+    /// The bytes, when the body is held in memory.
+    public var bytes: Data? {
+        switch storage {
+        case .empty: Data()
+        case .bytes(let data): data
+        case .stream, .value: nil
+        }
+    }
+
+    /// The value awaiting an encoder, when the body is one.
+    public var value: (any Sendable)? {
+        if case .value(let value) = storage { return value }
+        return nil
+    }
+
+    /// The body's bytes as a stream of chunks, for an adapter to send.
+    ///
+    /// - Throws: ``FaradayError/Code/bodyNotReplayable`` when a one-shot stream was already taken;
+    ///   ``FaradayError/Code/encodingFailed`` when the body is a value no middleware encoded.
+    public func makeStream() throws(FaradayError) -> ByteStream {
+        switch storage {
+        case .empty: return ByteStream(EmptyChunks())
+        case .bytes(let data): return ByteStream(SingleChunk(data: data))
+        case .stream(_, let source): return try source.take()
+        case .value(let value):
+            throw FaradayError(
+                .encodingFailed,
+                "The body is a value of type \(type(of: value)) that no middleware encoded; add an encoding middleware such as EncodeJSON."
+            )
+        }
+    }
+
+    /// Collects the whole body into memory, failing past `limit` bytes.
+    public func collect(upTo limit: Int) async throws -> Data {
+        if let bytes { return bytes }
+        var data = Data()
+        for try await chunk in try makeStream() {
+            guard data.count + chunk.count <= limit else {
+                throw FaradayError(.bodyTooLarge, "The request body is larger than \(limit) bytes.")
+            }
+            data.append(chunk)
+        }
+        return data
+    }
+}
+
+/// Where a streamed body's chunks come from: a factory (replayable) or one stream (one-shot).
+private final class StreamSource: Sendable {
+    private let factory: (@Sendable () -> ByteStream)?
+    private let oneShot: Mutex<ByteStream?>
+
+    init(factory: @escaping @Sendable () -> ByteStream) {
+        self.factory = factory
+        self.oneShot = Mutex(nil)
+    }
+
+    init(oneShot stream: ByteStream) {
+        self.factory = nil
+        self.oneShot = Mutex(stream)
+    }
+
+    var isReplayable: Bool { factory != nil }
+
+    func take() throws(FaradayError) -> ByteStream {
+        if let factory { return factory() }
+        guard let stream = oneShot.withLock({ $0.take() }) else {
+            throw FaradayError(
+                .bodyNotReplayable,
+                "The request body is a one-shot stream that was already sent; it cannot be sent again by a retry or redirect. Use RequestBody.stream(length:_:) with a factory, or bytes."
+            )
+        }
+        return stream
+    }
+}
+
+private struct EmptyChunks: AsyncSequence, Sendable {
+    struct AsyncIterator: AsyncIteratorProtocol {
+        mutating func next() async throws -> Data? { nil }
+    }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
+}
+
+private struct SingleChunk: AsyncSequence, Sendable {
+    let data: Data
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var data: Data?
+        mutating func next() async throws -> Data? {
+            defer { data = nil }
+            return data
+        }
+    }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(data: data.isEmpty ? nil : data) }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Per-request options. A connection holds defaults; a request may override each.
+///
+/// Adapters honour every option they can and refuse a request with an option they cannot honour
+/// (``FaradayError/Code/unsupportedOption``) before sending anything.
+public struct RequestOptions: Sendable {
+    /// The deadline for the whole call, from sending to the last byte. `nil`: none.
+    public var timeout: Duration?
+    /// The time allowed to open the connection (TCP and TLS). `nil`: the adapter's default.
+    public var openTimeout: Duration?
+    /// The longest wait for the next bytes of the response. `nil`: the adapter's default.
+    public var readTimeout: Duration?
+    /// The longest wait to send the next bytes of the request. `nil`: the adapter's default.
+    public var writeTimeout: Duration?
+    /// How ``Request/params`` are written to and read from the query.
+    public var paramsEncoder: any ParamsEncoder
+    /// The largest response body an adapter buffers (non-streamed responses); larger fails with
+    /// ``FaradayError/Code/bodyTooLarge``.
+    public var maxBufferedBodySize: Int
+    /// Stream the response as frames (one completion each) instead of buffering it. `nil`: buffer.
+    public var streaming: Streaming?
+
+    /// The default limit for buffered bodies: 64 MiB.
+    public static let defaultMaxBufferedBodySize = 64 * 1024 * 1024
+
+    /// Creates options.
+    public init(
+        timeout: Duration? = nil,
+        openTimeout: Duration? = nil,
+        readTimeout: Duration? = nil,
+        writeTimeout: Duration? = nil,
+        paramsEncoder: any ParamsEncoder = NestedParamsEncoder(),
+        maxBufferedBodySize: Int = RequestOptions.defaultMaxBufferedBodySize,
+        streaming: Streaming? = nil
+    ) {
+        self.timeout = timeout
+        self.openTimeout = openTimeout
+        self.readTimeout = readTimeout
+        self.writeTimeout = writeTimeout
+        self.paramsEncoder = paramsEncoder
+        self.maxBufferedBodySize = maxBufferedBodySize
+        self.streaming = streaming
+    }
+}
+
+/// How a streamed response is cut into frames, one completion each.
+public struct Streaming: Sendable, Hashable {
+    private enum Kind: Hashable, Sendable { case chunks }
+    private let kind: Kind
+
+    /// The chunks as the adapter receives them from the network.
+    public static let chunks = Streaming(kind: .chunks)
+}

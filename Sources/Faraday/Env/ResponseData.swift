@@ -1,0 +1,23 @@
+import Foundation
+import HTTPTypes
+
+/// A response as a completion sees it: status, headers and the body of that completion.
+public struct ResponseData: Sendable, Hashable {
+    /// The status code and reason phrase.
+    public var status: HTTPResponse.Status
+    /// The response headers.
+    public var headers: HTTPFields
+    /// The raw body bytes: the whole body when buffered, one frame when streamed. Decoding
+    /// middleware keep these bytes and put the decoded value beside them.
+    public var body: Data
+
+    /// Creates a response.
+    public init(status: HTTPResponse.Status, headers: HTTPFields = HTTPFields(), body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The body as UTF-8 text, or `nil` if it is not valid UTF-8.
+    public var text: String? { String(data: body, encoding: .utf8) }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import HTTPTypes
+
+/// The one error type that Faraday throws.
+///
+/// Switch on ``code`` to react to a kind of failure; the other properties carry the context: the
+/// request's method and URL, the response when there was one, the middleware that failed and the
+/// underlying error.
+///
+/// ```swift
+/// do {
+///     let env = try await connection.get("users/1").value
+/// } catch let error as FaradayError {
+///     switch error.code {
+///     case .resourceNotFound: print("no such user")
+///     case .connectionFailed, .connectTimeout: print("offline")
+///     default: throw error
+///     }
+/// }
+/// ```
+public struct FaradayError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public var code: Code
+    /// A human-readable explanation.
+    public var message: String
+    /// The method of the request that failed, when there was one.
+    public var method: HTTPRequest.Method?
+    /// The URL of the request that failed, when it could be built.
+    public var url: URL?
+    /// The response that caused the error (status errors, parsing errors), when there was one.
+    public var response: ResponseData?
+    /// The lower-level error, when this one wraps another (a `URLError`, a `DecodingError`, …).
+    public var underlying: (any Error)?
+
+    /// Creates an error.
+    public init(
+        _ code: Code,
+        _ message: String,
+        method: HTTPRequest.Method? = nil,
+        url: URL? = nil,
+        response: ResponseData? = nil,
+        underlying: (any Error)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.method = method
+        self.url = url
+        self.response = response
+        self.underlying = underlying
+    }
+
+    /// The response status, when the error carries a response.
+    public var status: HTTPResponse.Status? { response?.status }
+
+    /// `true` for every kind of timeout: connect, read, write and whole call.
+    public var isTimeout: Bool {
+        code == .connectTimeout || code == .readTimeout || code == .writeTimeout || code == .callTimeout
+    }
+
+    public var description: String {
+        var text = "FaradayError.\(code): \(message)"
+        if let method, let url { text += " (\(method.rawValue) \(url.absoluteString))" }
+        if let status { text += " [\(status.code)]" }
+        if let underlying { text += " underlying: \(underlying)" }
+        return text
+    }
+
+    /// Returns `self` with the request's method and URL filled in where they are missing.
+    func attaching(_ request: Request) -> FaradayError {
+        var copy = self
+        if copy.method == nil { copy.method = request.method }
+        if copy.url == nil { copy.url = request.url }
+        return copy
+    }
+
+    /// Wraps any error as a `FaradayError`, mapping `CancellationError` to ``Code/cancelled``.
+    static func wrapping(_ error: any Error, request: Request? = nil) -> FaradayError {
+        let wrapped: FaradayError
+        switch error {
+        case let error as FaradayError: wrapped = error
+        case is CancellationError: wrapped = FaradayError(.cancelled, "The request was cancelled.")
+        default: wrapped = FaradayError(.unknown, "\(error)", underlying: error)
+        }
+        guard let request else { return wrapped }
+        return wrapped.attaching(request)
+    }
+}

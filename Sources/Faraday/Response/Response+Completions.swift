@@ -1,0 +1,63 @@
+extension Response {
+    /// The completions of a call as an asynchronous sequence; see ``Response/completions``.
+    ///
+    /// The first iterator to start pulls the response itself (with backpressure); an iterator made
+    /// while another consumer pulls receives the completions from then on.
+    public struct CompletionSequence: AsyncSequence, Sendable {
+        public typealias Element = Env
+        let response: Response
+
+        /// Makes an iterator.
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(response: response) }
+
+        /// Iterates the completions.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            private enum Mode {
+                case notStarted
+                case driving(Completions.Iterator, AbandonGuard)
+                case following(AsyncThrowingStream<Env, any Error>.AsyncIterator)
+                case done
+            }
+
+            private let response: Response
+            private var mode = Mode.notStarted
+
+            init(response: Response) { self.response = response }
+
+            /// The next completion; `nil` after the final one.
+            public mutating func next() async throws -> Env? {
+                switch mode {
+                case .notStarted:
+                    switch await response.acquire() {
+                    case .driver(let iterator):
+                        mode = .driving(iterator, AbandonGuard(response: response))
+                    case .follower:
+                        mode = .following(response.subscribe().makeAsyncIterator())
+                    }
+                    return try await next()
+                case .driving(var iterator, let abandonGuard):
+                    mode = .done
+                    guard let env = try await response.step(&iterator) else { return nil }
+                    if !env.isFinal { mode = .driving(iterator, abandonGuard) }
+                    return env
+                case .following(var iterator):
+                    mode = .done
+                    guard let env = try await iterator.next() else { return nil }
+                    mode = .following(iterator)
+                    return env
+                case .done:
+                    return nil
+                }
+            }
+        }
+    }
+}
+
+/// Cancels a call when the loop that pulls it is left before the final completion.
+private final class AbandonGuard {
+    let response: Response
+    init(response: Response) { self.response = response }
+    deinit {
+        if !response.isFinished { response.cancel() }
+    }
+}

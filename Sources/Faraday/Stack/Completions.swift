@@ -1,0 +1,134 @@
+import Foundation
+
+/// What an ``App`` returns: the response head, then the completions of the call.
+///
+/// A buffered response has one completion, ``head`` itself (its ``Env/phase`` is
+/// ``Env/Phase/final``), and its hooks run at once, inside the middleware's `call`, so an error a
+/// hook throws propagates up the stack like any other. A streamed response has a head without a body,
+/// then one completion per frame and a final one; hooks run on each as it is pulled.
+///
+/// Middleware that implement `call` themselves transform the completions with ``onComplete(_:)``:
+///
+/// ```swift
+/// func call(_ env: Env) async throws -> Completions {
+///     let started = ContinuousClock.now
+///     return try await app.call(env).onComplete { env in
+///         env[ElapsedKey.self] = ContinuousClock.now - started
+///     }
+/// }
+/// ```
+public struct Completions: Sendable {
+    /// The env once the response head is known: status and headers, and for a buffered response
+    /// the whole body (it is then the only completion).
+    public var head: Env
+    private let frames: ByteStream?
+    private var hooks: [Hook]
+
+    private enum Hook: Sendable {
+        case middleware(any Middleware)
+        case closure(@Sendable (inout Env) throws -> Void)
+
+        func complete(_ env: inout Env) throws {
+            switch self {
+            case .middleware(let middleware): try middleware.onComplete(&env)
+            case .closure(let closure): try closure(&env)
+            }
+        }
+
+        func fail(_ error: FaradayError, env: Env) {
+            if case .middleware(let middleware) = self { middleware.onError(error, env: env) }
+        }
+    }
+
+    /// A buffered response: `env` holds the whole response and is the only completion.
+    public static func buffered(_ env: Env) -> Completions {
+        var env = env
+        env.phase = .final
+        return Completions(head: env, frames: nil, hooks: [])
+    }
+
+    /// A streamed response: `head` holds status and headers; each element of `frames` becomes one
+    /// completion, followed by a final completion with an empty body.
+    ///
+    /// The producer of `frames` stops when the call's ``Env/cancellation`` is cancelled.
+    public static func streamed(head: Env, frames: ByteStream) -> Completions {
+        var head = head
+        head.phase = .request
+        return Completions(head: head, frames: frames, hooks: [])
+    }
+
+    /// `true` for a streamed response.
+    public var isStreamed: Bool { frames != nil }
+
+    /// Adds a hook that runs on every completion (at once for a buffered response).
+    public func onComplete(_ hook: @escaping @Sendable (inout Env) throws -> Void) throws -> Completions {
+        var copy = self
+        if frames == nil {
+            try hook(&copy.head)
+        } else {
+            copy.hooks.append(.closure(hook))
+        }
+        return copy
+    }
+
+    /// Adds the hooks of a middleware (at once for a buffered response).
+    mutating func addHooks(of middleware: some Middleware) throws {
+        if frames == nil {
+            try middleware.onComplete(&head)
+        } else {
+            hooks.append(.middleware(middleware))
+        }
+    }
+
+    /// Iterates the completions, running the hooks on each; used by ``Response``.
+    struct Iterator {
+        private var completions: Completions
+        private var frames: ByteStream.AsyncIterator?
+        private var nextIndex = 0
+        private var isDone = false
+
+        init(_ completions: Completions) {
+            self.completions = completions
+            self.frames = completions.frames?.makeAsyncIterator()
+        }
+
+        /// The next completion, `nil` after the final one.
+        mutating func next() async throws(FaradayError) -> Env? {
+            guard !isDone else { return nil }
+            guard frames != nil else {
+                isDone = true
+                return completions.head
+            }
+            var env = completions.head
+            do {
+                if let chunk = try await frames?.next() {
+                    env.response?.body = chunk
+                    env.phase = .frame(nextIndex)
+                    nextIndex += 1
+                } else {
+                    env.response?.body = Data()
+                    env.phase = .final
+                    isDone = true
+                }
+            } catch {
+                isDone = true
+                throw fail(FaradayError.wrapping(error, request: env.request), env: env, from: 0)
+            }
+            for (index, hook) in completions.hooks.enumerated() {
+                do {
+                    try hook.complete(&env)
+                } catch {
+                    isDone = true
+                    throw fail(FaradayError.wrapping(error, request: env.request), env: env, from: index)
+                }
+            }
+            return env
+        }
+
+        /// Runs the error hooks from layer `start` outwards and returns the error.
+        private func fail(_ error: FaradayError, env: Env, from start: Int) -> FaradayError {
+            for hook in completions.hooks[start...] { hook.fail(error, env: env) }
+            return error
+        }
+    }
+}

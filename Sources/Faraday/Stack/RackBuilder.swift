@@ -1,0 +1,79 @@
+/// The list of handlers that a ``Connection`` folds into its middleware stack, and its adapter.
+///
+/// Handlers are listed outermost first: the first handler sees the request first and each
+/// completion last. Edit the list before the connection's first request; it is folded once, then
+/// locked.
+///
+/// ```swift
+/// let connection = try Connection(url: "https://api.example.com") { builder in
+///     builder.use(RequestID.Handler())
+///     builder.adapter = TestAdapter()
+/// }
+/// ```
+public struct RackBuilder: Sendable {
+    /// The handlers, outermost first.
+    public private(set) var handlers: [any Handler] = []
+    /// The adapter at the bottom of the stack.
+    public var adapter: (any Adapter)?
+
+    /// Creates an empty builder.
+    public init() {}
+
+    /// Appends a handler at the bottom of the list, just above the adapter.
+    public mutating func use(_ handler: any Handler) {
+        handlers.append(handler)
+    }
+
+    /// Inserts a handler at `index` (0 is the outermost).
+    ///
+    /// - Throws: ``FaradayError/Code/invalidRequest`` when `index` is out of range.
+    public mutating func insert(_ handler: any Handler, at index: Int) throws(FaradayError) {
+        guard handlers.indices.contains(index) || index == handlers.endIndex else {
+            throw FaradayError(.invalidRequest, "No place \(index) in a stack of \(handlers.count) handlers.")
+        }
+        handlers.insert(handler, at: index)
+    }
+
+    /// Inserts a handler just above the first handler of type `existing`.
+    public mutating func insert(_ handler: any Handler, before existing: any Handler.Type) throws(FaradayError) {
+        handlers.insert(handler, at: try index(of: existing))
+    }
+
+    /// Inserts a handler just below the first handler of type `existing`.
+    public mutating func insert(_ handler: any Handler, after existing: any Handler.Type) throws(FaradayError) {
+        handlers.insert(handler, at: try index(of: existing) + 1)
+    }
+
+    /// Replaces the first handler of type `existing`.
+    public mutating func swap(_ existing: any Handler.Type, with handler: any Handler) throws(FaradayError) {
+        handlers[try index(of: existing)] = handler
+    }
+
+    /// Removes every handler of type `existing`.
+    public mutating func delete(_ existing: any Handler.Type) {
+        handlers.removeAll { type(of: $0) == existing }
+    }
+
+    /// `true` when a handler of type `type` is in the list.
+    public func contains(_ type: any Handler.Type) -> Bool {
+        handlers.contains { Swift.type(of: $0) == type }
+    }
+
+    private func index(of existing: any Handler.Type) throws(FaradayError) -> Int {
+        guard let index = handlers.firstIndex(where: { type(of: $0) == existing }) else {
+            let names = handlers.map { "\(type(of: $0))" }.joined(separator: ", ")
+            throw FaradayError(.invalidRequest, "No handler of type \(existing) in the stack [\(names)].")
+        }
+        return index
+    }
+
+    /// Folds the handlers around the adapter, innermost first.
+    func build() throws(FaradayError) -> any App {
+        guard let adapter else {
+            throw FaradayError(
+                .noAdapter,
+                "The connection has no adapter; set one with `builder.adapter = …` or `connection.adapter(…)`.")
+        }
+        return handlers.reversed().reduce(adapter as any App) { app, handler in handler.build(app: app) }
+    }
+}
