@@ -58,6 +58,6 @@ private final class AbandonGuard {
     let response: Response
     init(response: Response) { self.response = response }
     deinit {
-        if !response.isFinished { response.cancel() }
+        if !response.isFinished { response.abandon() }
     }
 }

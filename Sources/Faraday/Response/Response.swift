@@ -214,6 +214,12 @@ public final class Response: Sendable {
         if endsNow { finish(failureEnv(Self.cancelledError)) }
     }
 
+    /// Ends a call whose pulling consumer went away before the final completion.
+    func abandon() {
+        cancellation.cancel()
+        finish(failureEnv(Self.cancelledError))
+    }
+
     /// `true` once the call has finished, successfully or not.
     public var isFinished: Bool {
         state.withLock { if case .finished = $0.phase { true } else { false } }

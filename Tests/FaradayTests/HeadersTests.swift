@@ -1,0 +1,67 @@
+import Faraday
+import HTTPTypes
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct HeadersTests {
+    @Test func basicAuthEncodesLoginAndPasswordAsUTF8() {
+        var headers = HTTPFields()
+        headers.auth(login: "login", pass: "pass")
+        #expect(headers[.authorization] == "Basic bG9naW46cGFzcw==")
+        headers.auth(login: "j\u{F6}rg", pass: "p\u{E4}ss:w")
+        #expect(headers[.authorization] == "Basic asO2cmc6cMOkc3M6dw==")
+    }
+
+    @Test func tokenAuthQuotesValuesInAStableOrder() {
+        var headers = HTTPFields()
+        headers.auth(token: "abc", options: ["zeta": "1", "alpha": #"say "hi""#])
+        #expect(headers[.authorization] == #"Token token="abc", alpha="say \"hi\"", zeta="1""#)
+        headers.bearer("xyz")
+        #expect(headers[values: .authorization] == ["Bearer xyz"])
+    }
+
+    @Test func acceptsAddsTypesWithoutDuplicates() {
+        var headers: HTTPFields = [.accept: "text/html"]
+        headers.accepts(contentTypes: ["application/json", "TEXT/HTML"])
+        headers.accepts(contentTypes: ["application/json"])
+        #expect(headers[.accept] == "text/html, application/json")
+    }
+
+    @Test func contentTypeAndItsParameters() {
+        var headers = HTTPFields()
+        headers.setContentType("multipart/form-data", parameters: ["boundary": "a b", "charset": "utf-8"])
+        #expect(headers[.contentType] == #"multipart/form-data; boundary="a b"; charset=utf-8"#)
+        #expect(headers.contentType == "multipart/form-data")
+        #expect(headers.contentTypeParameters == ["boundary": "a b", "charset": "utf-8"])
+        let json: HTTPFields = [.contentType: "Application/JSON ; charset=UTF-8"]
+        #expect(json.contentType == "application/json")
+    }
+
+    @Test func namesAreCaseInsensitiveAndValuesMultiple() {
+        var headers = HTTPFields()
+        headers.append(HTTPField(name: HTTPField.Name("X-Tag")!, value: "a"))
+        headers.append(HTTPField(name: HTTPField.Name("x-tag")!, value: "b"))
+        #expect(headers[values: HTTPField.Name("X-TAG")!] == ["a", "b"])
+    }
+
+    @Test func requestHeadersOverrideConnectionHeadersByName() async throws {
+        let stubs = TestAdapter()
+        stubs.stub(.get, .path("/x"), response: StubResponse())
+        let tag = HTTPField.Name("X-Tag")!
+        var defaults = HTTPFields()
+        defaults[values: tag] = ["c1", "c2"]
+        defaults[.accept] = "text/plain"
+        let connection = try Connection(url: "https://api.example.com", headers: defaults) { $0.adapter = stubs }
+        _ = try await connection.get("x", headers: [tag: "r"]).value
+        let sent = try #require(stubs.calls.first?.headers)
+        #expect(sent[values: tag] == ["r"])
+        #expect(sent[.accept] == "text/plain")
+        #expect(sent[.userAgent] == Connection.defaultUserAgent)
+    }
+
+    @Test func headerValuesCannotSmuggleNewLines() {
+        var headers = HTTPFields()
+        headers.bearer("abc\r\nX-Injected: 1")
+        #expect(headers[.authorization]?.contains("\r\n") == false)
+        #expect(headers[HTTPField.Name("X-Injected")!] == nil)
+    }
+}

@@ -1,0 +1,68 @@
+import Faraday
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct RackBuilderTests {
+    private func labels(_ builder: RackBuilder) -> [String] {
+        builder.handlers.map { handler in
+            switch handler {
+            case let marker as Marker.Handler: marker.label
+            case let recording as Recording.Handler: recording.name
+            default: "\(type(of: handler))"
+            }
+        }
+    }
+
+    @Test func handlersCanBePlacedByPositionAndType() throws {
+        let recorder = Recorder()
+        var builder = RackBuilder()
+        builder.use(Marker.Handler(label: "m1"))
+        builder.use(Recording.Handler(name: "r", recorder: recorder))
+        try builder.insert(Marker.Handler(label: "first"), at: 0)
+        try builder.insert(Marker.Handler(label: "before-r"), before: Recording.Handler.self)
+        try builder.insert(Marker.Handler(label: "after-r"), after: Recording.Handler.self)
+        #expect(labels(builder) == ["first", "m1", "before-r", "r", "after-r"])
+
+        try builder.swap(Recording.Handler.self, with: Marker.Handler(label: "swapped"))
+        #expect(labels(builder) == ["first", "m1", "before-r", "swapped", "after-r"])
+        builder.delete(Marker.Handler.self)
+        #expect(builder.handlers.isEmpty)
+    }
+
+    @Test func placingRelativeToAMissingHandlerIsAnError() {
+        var builder = RackBuilder()
+        #expect(throws: FaradayError.self) { try builder.insert(Marker.Handler(label: "x"), before: CallTwice.Handler.self) }
+        #expect(throws: FaradayError.self) { try builder.swap(CallTwice.Handler.self, with: Marker.Handler(label: "x")) }
+        #expect(throws: FaradayError.self) { try builder.insert(Marker.Handler(label: "x"), at: 3) }
+    }
+
+    @Test func theStackLocksOnTheFirstRequest() async throws {
+        let stubs = TestAdapter()
+        stubs.stub(.get, .path("/v1/x"), response: StubResponse())
+        let connection = try makeConnection(adapter: stubs)
+        try connection.use(handler: Marker.Handler(label: "before first request"))
+        _ = try await connection.get("x").value
+
+        for edit in [
+            { try connection.use(Marker.Handler(label: "late")) },
+            { try connection.insert(Marker.Handler(label: "late"), at: 0) },
+            { try connection.delete(Marker.Handler.self) },
+            { try connection.adapter(TestAdapter()) },
+        ] as [() throws -> Void] {
+            #expect {
+                try edit()
+            } throws: { error in
+                (error as? FaradayError)?.code == .stackLocked
+            }
+        }
+        #expect(connection.handlers.count == 1)
+    }
+
+    @Test func aConnectionWithoutAnAdapterFailsClearly() async throws {
+        let connection = try Connection(url: "https://api.example.com")
+        await #expect {
+            try await connection.get("x").value
+        } throws: { error in
+            (error as? FaradayError)?.code == .noAdapter
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Faraday
+import Synchronization
+
+/// A thread-safe log of events, shared by the recording middleware of one test.
+final class Recorder: Sendable {
+    private let events = Mutex<[String]>([])
+
+    func record(_ event: String) { events.withLock { $0.append(event) } }
+
+    var log: [String] { events.withLock { $0 } }
+}
+
+/// A middleware that records its hooks under a name.
+struct Recording: Middleware {
+    let app: any App
+    let name: String
+    let recorder: Recorder
+
+    func onRequest(_ env: inout Env) async throws {
+        recorder.record("\(name).request")
+        env.request.headers.append(.init(name: .init("X-Trail")!, value: name))
+    }
+
+    func onComplete(_ env: inout Env) throws {
+        recorder.record("\(name).complete(\(env.phase))")
+    }
+
+    func onError(_ error: FaradayError, env: Env) {
+        recorder.record("\(name).error(\(error.code))")
+    }
+
+    struct Handler: Faraday.Handler {
+        let name: String
+        let recorder: Recorder
+        func build(app: any App) -> any App { Recording(app: app, name: name, recorder: recorder) }
+    }
+}
+
+/// Another handler type, for positional insertion tests.
+struct Marker: Middleware {
+    let app: any App
+    struct Handler: Faraday.Handler {
+        let label: String
+        func build(app: any App) -> any App { Marker(app: app) }
+    }
+}
+
+/// A middleware that calls the app below twice and returns the second result (a crude retry).
+struct CallTwice: Middleware {
+    let app: any App
+    func call(_ env: Env) async throws -> Completions {
+        _ = try await app.call(env)
+        return try await app.call(env)
+    }
+    struct Handler: Faraday.Handler {
+        func build(app: any App) -> any App { CallTwice(app: app) }
+    }
+}
+
+/// A connection on a fresh TestAdapter with the given handlers.
+func makeConnection(
+    url: String = "https://api.example.com/v1",
+    _ handlers: [any Handler] = [],
+    adapter: TestAdapter = TestAdapter()
+) throws -> Connection {
+    try Connection(url: url) { builder in
+        for handler in handlers { builder.use(handler) }
+        builder.adapter = adapter
+    }
+}

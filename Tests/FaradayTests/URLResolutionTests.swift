@@ -1,0 +1,114 @@
+import Faraday
+import Foundation
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct URLResolutionTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        let base: String
+        let path: String
+        let expected: String
+        var resolution = PathResolution.underBasePath
+        var testDescription: String { "\(base) + \(path)" }
+    }
+
+    static let cases: [Case] = [
+        Case(base: "https://api.example.com/v1", path: "users", expected: "https://api.example.com/v1/users"),
+        Case(base: "https://api.example.com/v1/", path: "users", expected: "https://api.example.com/v1/users"),
+        Case(base: "https://api.example.com/v1", path: "/users", expected: "https://api.example.com/v1/users"),
+        Case(base: "https://api.example.com/v1/", path: "/users", expected: "https://api.example.com/v1/users"),
+        Case(base: "https://api.example.com/v1", path: "", expected: "https://api.example.com/v1"),
+        Case(base: "https://api.example.com", path: "users", expected: "https://api.example.com/users"),
+        Case(base: "https://api.example.com", path: "", expected: "https://api.example.com"),
+        Case(base: "https://api.example.com/v1", path: "users/1/", expected: "https://api.example.com/v1/users/1/"),
+        Case(base: "https://api.example.com/v1", path: "/status", expected: "https://api.example.com/status",
+             resolution: .hostAbsolute),
+        Case(base: "https://api.example.com/v1", path: "status", expected: "https://api.example.com/v1/status",
+             resolution: .hostAbsolute),
+        Case(base: "https://api.example.com/v1", path: "https://other.example/x", expected: "https://other.example/x"),
+        Case(base: "https://api.example.com:8443/v1", path: "a", expected: "https://api.example.com:8443/v1/a"),
+        Case(base: "https://api.example.com/v1", path: "users?page=2", expected: "https://api.example.com/v1/users?page=2"),
+        Case(base: "https://api.example.com/v1", path: "john doe", expected: "https://api.example.com/v1/john%20doe"),
+        Case(base: "https://api.example.com/v1", path: "a%2Fb", expected: "https://api.example.com/v1/a%2Fb"),
+        Case(base: "https://api.example.com/v1", path: "100%", expected: "https://api.example.com/v1/100%25"),
+        Case(base: "https://api.example.com/v1", path: "caf\u{E9}", expected: "https://api.example.com/v1/caf%C3%A9"),
+        Case(base: "https://api.example.com/v1", path: "x#fragment", expected: "https://api.example.com/v1/x"),
+        Case(base: "https://api.example.com/v1", path: "a\r\nInjected: 1", expected: "https://api.example.com/v1/a%0D%0AInjected:%201"),
+    ]
+
+    @Test(arguments: cases)
+    func resolves(_ testCase: Case) async throws {
+        let stubs = TestAdapter()
+        let connection = try makeConnection(url: testCase.base, adapter: stubs)
+        _ = try? await connection.run(method: .get, testCase.path, resolution: testCase.resolution).value
+        #expect(stubs.calls.first?.url.absoluteString == testCase.expected)
+    }
+
+    @Test(arguments: ["//evil.example/steal", "//evil.example", "ftp://files.example/x", "https://"])
+    func refusesPathsThatWouldSwitchHostOrScheme(_ path: String) async throws {
+        let stubs = TestAdapter()
+        let connection = try makeConnection(adapter: stubs)
+        await #expect {
+            try await connection.get(path).value
+        } throws: { error in
+            (error as? FaradayError)?.code == .invalidURL
+        }
+        #expect(stubs.calls.isEmpty)
+    }
+
+    @Test func aRelativePathWithoutABaseURLIsAnError() async throws {
+        let stubs = TestAdapter()
+        let connection = Connection { $0.adapter = stubs }
+        await #expect {
+            try await connection.get("users").value
+        } throws: { error in
+            (error as? FaradayError)?.code == .invalidURL
+        }
+        #expect(stubs.calls.isEmpty)
+    }
+
+    @Test(arguments: ["not a url", "mailto:a@b.c", "https://", "/relative"])
+    func invalidBaseURLsAreRefused(_ base: String) {
+        #expect {
+            try Connection(url: base)
+        } throws: { error in
+            (error as? FaradayError)?.code == .invalidURL
+        }
+    }
+
+    @Test func connectionParamsMergeUnderRequestParams() async throws {
+        let stubs = TestAdapter()
+        let connection = try Connection(url: "https://api.example.com", params: ["token": "abc", "page": "1"]) {
+            $0.adapter = stubs
+        }
+        _ = try? await connection.get("items?page=2&sort=name", params: ["limit": "10"]).value
+        let url = try #require(stubs.calls.first?.url)
+        let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.query
+        #expect(query == "token=abc&page=2&sort=name&limit=10")
+    }
+
+    @Test func aBuilderClosureChangesTheQuery() async throws {
+        let stubs = TestAdapter()
+        stubs.stub(.post, .path("/v1/greetings"), query: ["hello": "world"], body: .equals("hi")) { _, _ in
+            StubResponse(status: .created)
+        }
+        let connection = try makeConnection(adapter: stubs)
+        let env = try await connection.post("greetings") { request in
+            request.setQuery(values: ["world"], forName: "hello")
+            request.body = .text("hi")
+        }.value
+        #expect(env.status == .created)
+    }
+
+    @Test func invalidMethodTokensFailBeforeSending() async throws {
+        let stubs = TestAdapter()
+        let connection = try makeConnection(adapter: stubs)
+        for token in ["GE T", "", "GET\r\n", "PÜT"] {
+            await #expect {
+                try await connection.run(method: token, "x").value
+            } throws: { error in
+                (error as? FaradayError)?.code == .invalidMethod
+            }
+        }
+        #expect(stubs.calls.isEmpty)
+    }
+}
