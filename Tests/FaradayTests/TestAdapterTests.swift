@@ -116,4 +116,21 @@ import Testing
             (error as? FaradayError)?.isTimeout == true
         }
     }
+
+    @Test func bufferedBodiesRespectTheLimit() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/big") { _, _ in StubResponse(body: Data(count: 2048)) }
+        let connection = try makeConnection(adapter: stubs)
+        await #expect {
+            try await connection.get("big") { $0.options.maxBufferedBodySize = 1024 }.value
+        } throws: { error in
+            (error as? FaradayError)?.code == .bodyTooLarge
+        }
+        // Streaming is how a large body is read: frames are not buffered.
+        let frames = try await connection.get("big") {
+            $0.options.maxBufferedBodySize = 1024
+            $0.options.streaming = .chunks
+        }.value
+        #expect(frames.isFinal)
+    }
 }

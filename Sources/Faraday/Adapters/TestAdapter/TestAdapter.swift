@@ -131,6 +131,11 @@ public final class TestAdapter: Adapter {
         if env.request.options.streaming == nil {
             if case .fail(let error) = response.ending.kind { throw error.attaching(env.request) }
             if case .waitForCancellation = response.ending.kind { try await waitForCancellation(env) }
+            guard response.chunks.reduce(0, { $0 + $1.count }) <= env.request.options.maxBufferedBodySize else {
+                throw FaradayError(
+                    .bodyTooLarge, "The response body is larger than \(env.request.options.maxBufferedBodySize) bytes.",
+                    method: env.request.method, url: env.request.url)
+            }
             head.response = ResponseData(status: response.status, headers: response.headers, body: response.body)
             return .buffered(head)
         }
