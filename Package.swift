@@ -12,13 +12,20 @@ let package = Package(
     name: "faraday-swift",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
-        .library(name: "Faraday", targets: ["Faraday"])
+        .library(name: "Faraday", targets: ["Faraday"]),
+        .library(name: "FaradayAsyncHTTPClient", targets: ["FaradayAsyncHTTPClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
+        // The core: Foundation, HTTPTypes and swift-log only.
         .target(
             name: "Faraday",
             dependencies: [
@@ -27,15 +34,47 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The production adapter on Linux, on AsyncHTTPClient and SwiftNIO.
+        .target(
+            name: "FaradayAsyncHTTPClient",
+            dependencies: [
+                "Faraday",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // In-process HTTP and HTTPS servers for tests, examples and benchmarks.
+        .target(
+            name: "FaradayTestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "Quickstart",
-            dependencies: ["Faraday"],
+            dependencies: ["Faraday", "FaradayTestSupport"],
             path: "Examples/Quickstart",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FaradayTests",
             dependencies: ["Faraday"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AdapterConformanceTests",
+            dependencies: ["Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

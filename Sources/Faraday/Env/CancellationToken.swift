@@ -29,22 +29,42 @@ public final class CancellationToken: Sendable {
         for handler in handlers { handler() }
     }
 
+    /// A registered cancellation handler; pass it to ``removeHandler(_:)`` when the work it stops is over.
+    public struct Registration: Sendable {
+        fileprivate let id: Int
+    }
+
+    /// Registers `handler` to run when the call is cancelled. If it already is, runs `handler` at
+    /// once and returns `nil`.
+    @discardableResult
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) -> Registration? {
+        let id = state.withLock { state -> Int? in
+            guard !state.isCancelled else { return nil }
+            state.nextID += 1
+            state.handlers[state.nextID] = handler
+            return state.nextID
+        }
+        guard let id else {
+            handler()
+            return nil
+        }
+        return Registration(id: id)
+    }
+
+    /// Removes a handler that has not run yet.
+    public func removeHandler(_ registration: Registration?) {
+        guard let registration else { return }
+        _ = state.withLock { $0.handlers.removeValue(forKey: registration.id) }
+    }
+
     /// Runs `operation`; if this token or the current task is cancelled meanwhile, runs `onCancel`
     /// (at once if the token is already cancelled).
     public func withCancellationHandler<T>(
         _ operation: () async throws -> T,
         onCancel: @escaping @Sendable () -> Void
     ) async rethrows -> T {
-        let id = state.withLock { state -> Int? in
-            guard !state.isCancelled else { return nil }
-            state.nextID += 1
-            state.handlers[state.nextID] = onCancel
-            return state.nextID
-        }
-        if id == nil { onCancel() }
-        defer {
-            if let id { _ = state.withLock { $0.handlers.removeValue(forKey: id) } }
-        }
+        let registration = self.onCancel(onCancel)
+        defer { removeHandler(registration) }
         return try await withTaskCancellationHandler(operation: operation, onCancel: onCancel)
     }
 

@@ -66,7 +66,7 @@ public struct FaradayError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Returns `self` with the request's method and URL filled in where they are missing.
-    func attaching(_ request: Request) -> FaradayError {
+    public func attaching(_ request: Request) -> FaradayError {
         var copy = self
         if copy.method == nil { copy.method = request.method }
         if copy.url == nil { copy.url = request.url }

@@ -77,13 +77,19 @@ public final class Response: Sendable {
     }
 
     deinit {
-        // A handle nobody consumed still sends its request, as a fire-and-forget call.
-        if case .idle(let start) = state.withLock({ $0.phase }) {
+        switch state.withLock({ $0.phase }) {
+        case .idle(let start):
+            // A handle nobody consumed still sends its request, as a fire-and-forget call.
             Task {
                 guard let completions = try? await start() else { return }
                 var iterator = Completions.Iterator(completions)
                 while let env = try? await iterator.next(), !env.isFinal {}
             }
+        case .ready:
+            // Nobody will pull the body whose head arrived: let the adapter release it.
+            cancellation.cancel()
+        case .starting, .streaming, .finished:
+            break
         }
     }
 

@@ -1,0 +1,191 @@
+import AsyncHTTPClient
+import Faraday
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOPosix
+import NIOHTTP1
+import NIOSSL
+import Synchronization
+
+/// The production adapter on Linux: real HTTP/1.1 and HTTP/2 over AsyncHTTPClient and SwiftNIO.
+///
+/// ```swift
+/// let adapter = AsyncHTTPClientAdapter()
+/// let connection = try Connection(url: "https://api.example.com") { $0.adapter = adapter }
+/// // …
+/// try await adapter.shutdown()   // optional: an adapter released without it shuts down on its own
+/// ```
+///
+/// The adapter owns its `HTTPClient`s (one per distinct set of open/read/write timeouts, all on
+/// one event loop group) with redirects and decompression turned off: those are middleware's jobs.
+/// Request and response bodies stream with backpressure. Per request it honours
+/// ``RequestOptions/timeout`` (a deadline for the whole call), `openTimeout`, `readTimeout`,
+/// `writeTimeout`, `maxBufferedBodySize` and `streaming`, and cancellation from the ``Response``
+/// handle, `env.cancel()` or the awaiting task, which closes the connection.
+public final class AsyncHTTPClientAdapter: Adapter {
+    /// How the adapter's clients are set up.
+    public struct Configuration: Sendable {
+        /// The connect timeout when a request sets no `openTimeout`.
+        public var connectTimeout: Duration = .seconds(10)
+        /// The read timeout when a request sets no `readTimeout` (`nil`: none).
+        public var readTimeout: Duration?
+        /// The write timeout when a request sets no `writeTimeout` (`nil`: none).
+        public var writeTimeout: Duration?
+        /// TLS settings (trust roots, client certificates, minimum version).
+        public var tlsConfiguration: TLSConfiguration?
+        /// Which HTTP versions to speak (HTTP/2 is negotiated over TLS with ALPN by `.automatic`).
+        public var httpVersion: HTTPClient.Configuration.HTTPVersion = .automatic
+        /// The most connections kept to one host.
+        public var maximumConnectionsPerHost = 8
+        /// How long an idle connection stays in the pool.
+        public var idleTimeout: Duration = .seconds(60)
+
+        /// The default configuration.
+        public init() {}
+    }
+
+    private struct Timeouts: Hashable {
+        var connect: Duration
+        var read: Duration?
+        var write: Duration?
+    }
+
+    private struct State {
+        var clients: [Timeouts: HTTPClient] = [:]
+        var isShutDown = false
+    }
+
+    /// The configuration the adapter was made with.
+    public let configuration: Configuration
+    private let eventLoopGroup: any EventLoopGroup
+    private let state = Mutex(State())
+
+    /// Creates an adapter; its clients run on NIO's shared event loop group.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        self.eventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    }
+
+    deinit {
+        // Released without shutdown(): start the clients' shutdown so none is left running (an
+        // HTTPClient keeps itself alive until its shutdown completes).
+        for client in state.withLock({ Array($0.clients.values) }) { _ = client.shutdown() }
+    }
+
+    /// Shuts every client down, waiting for their connections to close. Requests made afterwards
+    /// fail with ``FaradayError/Code/connectionFailed``.
+    public func shutdown() async throws {
+        let clients = state.withLock { state -> [HTTPClient] in
+            state.isShutDown = true
+            defer { state.clients = [:] }
+            return Array(state.clients.values)
+        }
+        for client in clients { try await client.shutdown() }
+    }
+
+    private func client(for options: RequestOptions) throws(FaradayError) -> HTTPClient {
+        let timeouts = Timeouts(
+            connect: options.openTimeout ?? configuration.connectTimeout,
+            read: options.readTimeout ?? configuration.readTimeout,
+            write: options.writeTimeout ?? configuration.writeTimeout)
+        return try state.withLock { state throws(FaradayError) in
+            guard !state.isShutDown else {
+                throw FaradayError(.connectionFailed, "The adapter has been shut down.")
+            }
+            if let client = state.clients[timeouts] { return client }
+            var clientConfiguration = HTTPClient.Configuration(
+                tlsConfiguration: configuration.tlsConfiguration,
+                redirectConfiguration: .disallow,
+                timeout: Self.clientTimeout(timeouts),
+                connectionPool: .init(idleTimeout: .init(configuration.idleTimeout)),
+                proxy: nil,
+                ignoreUncleanSSLShutdown: false,
+                decompression: .disabled)
+            clientConfiguration.httpVersion = configuration.httpVersion
+            clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit =
+                configuration.maximumConnectionsPerHost
+            let client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: clientConfiguration)
+            state.clients[timeouts] = client
+            return client
+        }
+    }
+
+    private static func clientTimeout(_ timeouts: Timeouts) -> HTTPClient.Configuration.Timeout {
+        var timeout = HTTPClient.Configuration.Timeout(
+            connect: TimeAmount(timeouts.connect), read: timeouts.read.map(TimeAmount.init))
+        timeout.write = timeouts.write.map(TimeAmount.init)
+        return timeout
+    }
+
+    // MARK: Adapter
+
+    public func call(_ env: Env) async throws -> Completions {
+        let request = env.request
+        let client = try client(for: request.options)
+        let clientRequest = try Self.makeRequest(request)
+        let streams = request.options.streaming != nil
+        let delegate = ResponseDelegate(streams: streams, maxBufferedBodySize: request.options.maxBufferedBodySize)
+        let deadline = request.options.timeout.map { NIODeadline.now() + TimeAmount($0) }
+
+        try env.cancellation.check()
+        let task = client.execute(request: clientRequest, delegate: delegate, deadline: deadline)
+        let head: ResponseDelegate.Head
+        do {
+            head = try await env.cancellation.withCancellationHandler {
+                try await delegate.head()
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            throw Self.faradayError(error, request: request)
+        }
+
+        var completion = env
+        completion.response = ResponseData(
+            status: try Self.status(head.head.status, request: request),
+            headers: Self.fields(head.head.headers))
+        guard streams else {
+            completion.response?.body = head.body.map { Data(buffer: $0, byteTransferStrategy: .noCopy) } ?? Data()
+            return .buffered(completion)
+        }
+        // Until the stream ends, cancelling the call (even while nobody pulls) stops the transfer.
+        let registration = env.cancellation.onCancel { task.cancel() }
+        return .streamed(
+            head: completion,
+            frames: ByteStream(BodyParts(delegate: delegate, env: env, task: task, registration: registration)))
+    }
+
+    /// The body parts of a streamed response as `Data`.
+    private struct BodyParts: AsyncSequence, Sendable {
+        let delegate: ResponseDelegate
+        let env: Env
+        let task: HTTPClient.Task<Void>
+        let registration: CancellationToken.Registration?
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let parts: BodyParts
+
+            mutating func next() async throws -> Data? {
+                let parts = self.parts
+                do {
+                    let part = try await parts.env.cancellation.withCancellationHandler {
+                        try await parts.delegate.nextPart()
+                    } onCancel: {
+                        parts.task.cancel()
+                    }
+                    guard let part else {
+                        parts.env.cancellation.removeHandler(parts.registration)
+                        return nil
+                    }
+                    return Data(buffer: part, byteTransferStrategy: .noCopy)
+                } catch {
+                    parts.env.cancellation.removeHandler(parts.registration)
+                    throw AsyncHTTPClientAdapter.faradayError(error, request: parts.env.request)
+                }
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(parts: self) }
+    }
+}

@@ -1,0 +1,152 @@
+import AsyncHTTPClient
+import Faraday
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOPosix
+import NIOHTTP1
+import Synchronization
+
+/// Bridges AsyncHTTPClient's delegate callbacks (on the event loop) to async consumers.
+///
+/// The head is handed over once; then each body part is either appended to a bounded buffer
+/// (buffered mode) or handed to the consumer one at a time (streamed mode): AsyncHTTPClient reads
+/// the next part only once the consumer has taken the previous one, so memory stays bounded and a
+/// slow consumer slows the socket.
+final class ResponseDelegate: HTTPClientResponseDelegate {
+    typealias Response = Void
+
+    struct Head: Sendable {
+        let head: HTTPResponseHead
+        /// The whole body, in buffered mode.
+        let body: ByteBuffer?
+    }
+
+    private struct State {
+        var headWaiter: CheckedContinuation<Head, any Error>?
+        var head: HTTPResponseHead?
+        var buffered = ByteBuffer()
+        /// A part the consumer has not taken yet, and the promise that lets AsyncHTTPClient read on.
+        var pending: (ByteBuffer, EventLoopPromise<Void>)?
+        var partWaiter: CheckedContinuation<ByteBuffer?, any Error>?
+        var isFinished = false
+        var failure: (any Error)?
+    }
+
+    private let state = Mutex(State())
+    private let streams: Bool
+    private let maxBufferedBodySize: Int
+
+    init(streams: Bool, maxBufferedBodySize: Int) {
+        self.streams = streams
+        self.maxBufferedBodySize = maxBufferedBodySize
+    }
+
+    // MARK: Consumer side
+
+    /// Waits for the head (and, in buffered mode, the whole body).
+    func head() async throws -> Head {
+        try await withCheckedThrowingContinuation { continuation in
+            let result = state.withLock { state -> Result<Head, any Error>? in
+                if let failure = state.failure { return .failure(failure) }
+                if let head = state.head, streams || state.isFinished {
+                    return .success(Head(head: head, body: streams ? nil : state.buffered))
+                }
+                state.headWaiter = continuation
+                return nil
+            }
+            if let result { continuation.resume(with: result) }
+        }
+    }
+
+    /// The next body part in streamed mode; `nil` at the end.
+    func nextPart() async throws -> ByteBuffer? {
+        try await withCheckedThrowingContinuation { continuation in
+            let (result, promise) = state.withLock { state -> (Result<ByteBuffer?, any Error>?, EventLoopPromise<Void>?) in
+                if let (part, promise) = state.pending {
+                    state.pending = nil
+                    return (.success(part), promise)
+                }
+                if let failure = state.failure { return (.failure(failure), nil) }
+                if state.isFinished { return (.success(nil), nil) }
+                state.partWaiter = continuation
+                return (nil, nil)
+            }
+            promise?.succeed()
+            if let result { continuation.resume(with: result) }
+        }
+    }
+
+    // MARK: AsyncHTTPClient side
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let waiter = state.withLock { state -> CheckedContinuation<Head, any Error>? in
+            state.head = head
+            guard streams else { return nil }
+            defer { state.headWaiter = nil }
+            return state.headWaiter
+        }
+        waiter?.resume(returning: Head(head: head, body: nil))
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        guard streams else {
+            let fits = state.withLock { state -> Bool in
+                guard state.buffered.readableBytes + buffer.readableBytes <= maxBufferedBodySize else { return false }
+                var buffer = buffer
+                state.buffered.writeBuffer(&buffer)
+                return true
+            }
+            if !fits { task.fail(reason: BodyTooLarge(limit: maxBufferedBodySize)) }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+        let promise = task.eventLoop.makePromise(of: Void.self)
+        let waiter = state.withLock { state -> CheckedContinuation<ByteBuffer?, any Error>? in
+            guard let waiter = state.partWaiter else {
+                state.pending = (buffer, promise)
+                return nil
+            }
+            state.partWaiter = nil
+            return waiter
+        }
+        if let waiter {
+            promise.succeed()
+            waiter.resume(returning: buffer)
+        }
+        return promise.futureResult
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        let (headWaiter, partWaiter, pending) = state.withLock { state in
+            state.failure = state.failure ?? error
+            defer {
+                state.headWaiter = nil
+                state.partWaiter = nil
+                state.pending = nil
+            }
+            return (state.headWaiter, state.partWaiter, state.pending)
+        }
+        headWaiter?.resume(throwing: error)
+        partWaiter?.resume(throwing: error)
+        pending?.1.fail(error)
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        let (headWaiter, partWaiter, head, body) = state.withLock { state in
+            state.isFinished = true
+            defer {
+                state.headWaiter = nil
+                state.partWaiter = nil
+            }
+            return (state.headWaiter, state.partWaiter, state.head, state.buffered)
+        }
+        if let headWaiter, let head { headWaiter.resume(returning: Head(head: head, body: streams ? nil : body)) }
+        partWaiter?.resume(returning: nil)
+    }
+}
+
+/// The buffered body grew past the request's limit.
+struct BodyTooLarge: Error {
+    let limit: Int
+}

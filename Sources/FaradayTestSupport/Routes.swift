@@ -1,0 +1,151 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// What the connection does after a response.
+enum Next { case keepAlive, close }
+
+/// The routes of ``TestServer``; see the list in `TestServer+Routes.md` terms below.
+///
+/// - `/echo` (any method): JSON with the method, URI, path, query, headers in order, body and its length.
+/// - `/echo/body`: the request body back, verbatim.
+/// - `/upload`: counts a streamed body without keeping it: `{"bytes":N,"fnv1a":H}`.
+/// - `/status/CODE`: that status (no body for 1xx, 204 and 304).
+/// - `/delay/MS`: answers "ok" after MS milliseconds.
+/// - `/headers`: multi-valued and case-variant response headers.
+/// - `/chunked?count=N&size=S&interval=MS`: N chunks of S bytes (`i:` then `x`s), MS apart.
+/// - `/bytes/N?length=1`: N bytes of the pattern `offset % 251`, chunked, or with Content-Length.
+/// - `/stall`: a head and one chunk, then nothing until the client goes away.
+/// - `/drip?bytes=N&interval=MS`: N bytes, one every MS milliseconds.
+/// - `/fault/reset-before-head`, `/fault/reset-mid-body`, `/fault/truncated-chunked`,
+///   `/fault/short-body`, `/fault/garbage`, `/fault/invalid-status`, `/fault/never`.
+enum Routes {
+    static func respond(to request: ServerRequest, with writer: ResponseWriter) async throws -> Next {
+        let segments = request.path.split(separator: "/").map(String.init)
+        switch (segments.first ?? "", segments.dropFirst().first) {
+        case ("echo", nil): return try await echo(request, writer)
+        case ("echo", "body"?):
+            try await writer.respond(200, headers: [("content-type", "application/octet-stream")], body: request.body)
+        case ("upload", nil):
+            try await writer.respond(
+                200, headers: [("content-type", "application/json")],
+                text: #"{"bytes":\#(request.bodyLength),"fnv1a":"\#(String(request.bodyHash, radix: 16))"}"#)
+        case ("status", let code?):
+            let status = Int(code) ?? 400
+            if status == 204 || status == 304 || (100..<200).contains(status) {
+                try await writer.head(status, contentLength: 0)
+            } else {
+                try await writer.respond(status, headers: [("content-type", "text/plain")], text: "status \(status)")
+            }
+        case ("delay", let milliseconds?):
+            try await Task.sleep(for: .milliseconds(Int(milliseconds) ?? 0))
+            try await writer.respond(200, text: "ok")
+        case ("headers", nil):
+            try await writer.respond(
+                200,
+                headers: [("X-Multi", "a"), ("x-multi", "b"), ("X-Case", "Upper"), ("x-lower", "lower")],
+                text: "headers")
+        case ("chunked", nil): try await chunked(request, writer)
+        case ("bytes", let count?): try await bytes(Int(count) ?? 0, withLength: request.query["length"] == "1", writer)
+        case ("stall", nil):
+            try await writer.head(200, contentLength: nil)
+            try await writer.chunk(ByteBuffer(string: "first"))
+            try await Task.sleep(for: .seconds(3600))
+        case ("drip", nil):
+            let count = request.int("bytes", default: 5)
+            try await writer.head(200, contentLength: count)
+            for _ in 0..<count {
+                try await Task.sleep(for: .milliseconds(request.int("interval", default: 1000)))
+                try await writer.body(ByteBuffer(string: "."))
+            }
+        case ("fault", let kind?): return try await fault(kind, writer)
+        default:
+            try await writer.respond(404, text: "no route for \(request.path)")
+        }
+        return .keepAlive
+    }
+
+    private struct EchoReply: Encodable {
+        let method: String
+        let uri: String
+        let path: String
+        let query: [String: String]
+        let headers: [[String]]
+        let body: String
+        let bodyLength: Int
+    }
+
+    private static func echo(_ request: ServerRequest, _ writer: ResponseWriter) async throws -> Next {
+        let reply = EchoReply(
+            method: request.head.method.rawValue,
+            uri: request.head.uri,
+            path: request.path,
+            query: request.query,
+            headers: request.head.headers.map { [$0.name, $0.value] },
+            body: String(decoding: request.body.readableBytesView, as: UTF8.self),
+            bodyLength: request.bodyLength)
+        let json = try JSONEncoder().encode(reply)
+        try await writer.respond(200, headers: [("content-type", "application/json")], body: ByteBuffer(bytes: json))
+        return .keepAlive
+    }
+
+    private static func chunked(_ request: ServerRequest, _ writer: ResponseWriter) async throws {
+        let count = request.int("count", default: 3)
+        let size = max(request.int("size", default: 16), 8)
+        let interval = request.int("interval", default: 0)
+        try await writer.head(200, headers: [("content-type", "text/plain")], contentLength: nil)
+        for index in 0..<count {
+            if interval > 0 && index > 0 { try await Task.sleep(for: .milliseconds(interval)) }
+            let label = "\(index):"
+            try await writer.chunk(ByteBuffer(string: label + String(repeating: "x", count: max(0, size - label.count))))
+        }
+        try await writer.endChunks()
+    }
+
+    /// A block of the byte pattern whose length is a multiple of 251, so every block is the same.
+    static let patternBlock: ByteBuffer = {
+        var buffer = ByteBuffer()
+        for index in 0..<(251 * 261) { buffer.writeInteger(UInt8(index % 251)) }
+        return buffer
+    }()
+
+    private static func bytes(_ count: Int, withLength: Bool, _ writer: ResponseWriter) async throws {
+        try await writer.head(
+            200, headers: [("content-type", "application/octet-stream")], contentLength: withLength ? count : nil)
+        var remaining = count
+        while remaining > 0 {
+            let block = patternBlock.getSlice(at: 0, length: min(remaining, patternBlock.readableBytes)) ?? ByteBuffer()
+            if withLength { try await writer.body(block) } else { try await writer.chunk(block) }
+            remaining -= block.readableBytes
+        }
+        if !withLength { try await writer.endChunks() }
+    }
+
+    private static func fault(_ kind: String, _ writer: ResponseWriter) async throws -> Next {
+        switch kind {
+        case "reset-before-head":
+            await writer.reset()
+        case "reset-mid-body":
+            try await writer.head(200, contentLength: 100_000)
+            try await writer.body(ByteBuffer(repeating: UInt8(ascii: "a"), count: 1000))
+            try await Task.sleep(for: .milliseconds(20))
+            await writer.reset()
+        case "truncated-chunked":
+            try await writer.head(200, contentLength: nil)
+            try await writer.chunk(ByteBuffer(string: "partial"))
+        case "short-body":
+            try await writer.head(200, contentLength: 100)
+            try await writer.body(ByteBuffer(string: "only ten.."))
+        case "garbage":
+            try await writer.raw("HELLO THIS IS NOT HTTP\r\n\r\n")
+        case "invalid-status":
+            try await writer.raw("HTTP/1.1 99999 Nope\r\ncontent-length: 0\r\n\r\n")
+        case "never":
+            try await Task.sleep(for: .seconds(3600))
+        default:
+            try await writer.respond(404, text: "no fault \(kind)")
+            return .keepAlive
+        }
+        return .close
+    }
+}

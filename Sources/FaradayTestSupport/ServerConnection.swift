@@ -1,0 +1,78 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// One accepted connection: reads requests in turn and answers each through the routes.
+struct ServerConnection: Sendable {
+    let channel: any Channel
+    let async: NIOAsyncChannel<HTTPServerRequestPart, ByteBuffer>
+
+    /// The largest request body the server keeps in memory (the `/upload` route counts instead).
+    static let maxBufferedBody = 64 * 1024 * 1024
+
+    func serve(counters: Counters) async {
+        try? await async.executeThenClose { inbound, outbound in
+            var parts = inbound.makeAsyncIterator()
+            while let part = try await parts.next() {
+                guard case .head(let head) = part else { continue }
+                counters.requests.add(1, ordering: .relaxed)
+                let request = try await ServerRequest.read(head: head, from: &parts)
+                let writer = ResponseWriter(outbound: outbound, channel: channel, isHead: head.method == .HEAD)
+                let next = try await Routes.respond(to: request, with: writer)
+                if next == .close || !head.isKeepAlive { return }
+            }
+        }
+    }
+}
+
+/// A request as the routes see it.
+struct ServerRequest: Sendable {
+    let head: HTTPRequestHead
+    let path: String
+    let query: [String: String]
+    /// The body, unless the route only counts it.
+    let body: ByteBuffer
+    /// How many body bytes arrived, and their FNV-1a hash.
+    let bodyLength: Int
+    let bodyHash: UInt64
+
+    func int(_ name: String, default value: Int) -> Int { query[name].flatMap(Int.init) ?? value }
+
+    static func read(
+        head: HTTPRequestHead,
+        from parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator
+    ) async throws -> ServerRequest {
+        let components = URLComponents(string: head.uri)
+        var query: [String: String] = [:]
+        for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
+        let path = components?.path ?? head.uri
+        let keepsBody = path != "/upload"
+        var body = ByteBuffer()
+        var length = 0
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        while let part = try await parts.next() {
+            switch part {
+            case .head: throw ServerError.unexpectedPart
+            case .body(let chunk):
+                length += chunk.readableBytes
+                for byte in chunk.readableBytesView { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+                if keepsBody {
+                    guard body.readableBytes + chunk.readableBytes <= ServerConnection.maxBufferedBody else {
+                        throw ServerError.bodyTooLarge
+                    }
+                    var chunk = chunk
+                    body.writeBuffer(&chunk)
+                }
+            case .end:
+                return ServerRequest(
+                    head: head, path: path, query: query, body: body, bodyLength: length, bodyHash: hash)
+            }
+        }
+        throw ServerError.unexpectedPart
+    }
+}
+
+enum ServerError: Error {
+    case unexpectedPart, bodyTooLarge
+}

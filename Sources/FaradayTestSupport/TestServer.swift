@@ -1,0 +1,97 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// A real HTTP/1.1 server on 127.0.0.1 with an ephemeral port, for tests, examples and benchmarks.
+///
+/// It serves the routes of ``TestServer/Route`` (echo, statuses, delays, chunked streams, large
+/// bodies and faults such as resets and truncated bodies), over plain HTTP or over TLS with
+/// certificates generated at start-up (``TestCertificates``).
+///
+/// ```swift
+/// let server = try await TestServer.start()
+/// defer { Task { try await server.shutdown() } }
+/// let connection = try Connection(url: server.baseURL.absoluteString) { … }
+/// ```
+public final class TestServer: Sendable {
+    /// The port the server listens on.
+    public let port: Int
+    /// The certificates when the server speaks TLS.
+    public let certificates: TestCertificates?
+    private let serverChannel: any Channel
+    private let acceptLoop: Task<Void, Never>
+    private let counters: Counters
+
+    /// `http://127.0.0.1:PORT` or `https://localhost:PORT`.
+    public var baseURL: URL {
+        // The string is built from a scheme, a fixed host and an integer port: always a valid URL.
+        URL(string: certificates == nil ? "http://127.0.0.1:\(port)" : "https://localhost:\(port)")!
+    }
+
+    /// How many TCP connections the server has accepted.
+    public var connectionsAccepted: Int { counters.connections.load(ordering: .relaxed) }
+    /// How many requests the server has read.
+    public var requestsReceived: Int { counters.requests.load(ordering: .relaxed) }
+
+    /// Starts a server; with `tls`, it speaks HTTPS with those certificates.
+    public static func start(tls: TestCertificates? = nil) async throws -> TestServer {
+        let sslContext = try tls.map { try NIOSSLContext(configuration: $0.serverConfiguration()) }
+        let counters = Counters()
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 512)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .bind(host: "127.0.0.1", port: 0) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    }
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                    let connection = try NIOAsyncChannel<HTTPServerRequestPart, ByteBuffer>(
+                        wrappingChannelSynchronously: channel)
+                    return ServerConnection(channel: channel, async: connection)
+                }
+            }
+        let port = channel.channel.localAddress?.port ?? 0
+        let acceptLoop = Task {
+            await withDiscardingTaskGroup { group in
+                try? await channel.executeThenClose { inbound in
+                    for try await connection in inbound {
+                        counters.connections.add(1, ordering: .relaxed)
+                        group.addTask { await connection.serve(counters: counters) }
+                    }
+                }
+                group.cancelAll()
+            }
+        }
+        return TestServer(
+            port: port, certificates: tls, serverChannel: channel.channel, acceptLoop: acceptLoop, counters: counters)
+    }
+
+    private init(
+        port: Int, certificates: TestCertificates?, serverChannel: any Channel, acceptLoop: Task<Void, Never>,
+        counters: Counters
+    ) {
+        self.port = port
+        self.certificates = certificates
+        self.serverChannel = serverChannel
+        self.acceptLoop = acceptLoop
+        self.counters = counters
+    }
+
+    /// Stops accepting, closes every connection and waits for them to end.
+    public func shutdown() async throws {
+        try? await serverChannel.close()
+        acceptLoop.cancel()
+        await acceptLoop.value
+    }
+}
+
+final class Counters: Sendable {
+    let connections = Atomic<Int>(0)
+    let requests = Atomic<Int>(0)
+}
