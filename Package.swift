@@ -67,6 +67,18 @@ let package = Package(
             path: "Examples/Quickstart",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "AdapterBenchmark",
+            dependencies: [
+                "Faraday",
+                "FaradayAsyncHTTPClient",
+                "FaradayTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/AdapterBenchmark",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "FaradayTests",
             dependencies: ["Faraday"],

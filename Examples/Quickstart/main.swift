@@ -1,7 +1,13 @@
+// Quickstart: a connection with a middleware stack and a real adapter, talking to a local server.
+//
+//     swift run Quickstart
+//
+// The server is started in-process on 127.0.0.1 (an ephemeral port); nothing leaves the machine.
 import Faraday
+import FaradayTestSupport
 import Foundation
 
-// A custom middleware: stamps every request with an id and reads it back from the completion.
+/// Stamps every request with an id.
 struct RequestID: Middleware {
     let app: any App
 
@@ -14,31 +20,50 @@ struct RequestID: Middleware {
     }
 }
 
-// Stubs stand in for a server here; swap in a network adapter to talk to a real one.
-let stubs = TestAdapter()
-stubs.get("/v1/users/1") { _, _ in
-    StubResponse(headers: [.contentType: "application/json"], body: #"{"id":1,"name":"Ada"}"#)
-}
-stubs.post("/v1/users") { env, _ in
-    StubResponse(status: .created, body: "created \(String(decoding: env.request.body.bytes ?? Data(), as: UTF8.self))")
-}
-stubs.get("/v1/feed") { _, _ in
-    StubResponse(chunks: ["first\n", "second\n", "third\n"].map { Data($0.utf8) })
+/// Prints one line per completion, on the way back up.
+struct PrintCompletions: Middleware {
+    let app: any App
+
+    func onComplete(_ env: inout Env) throws {
+        let status = env.status.map { "\($0.code)" } ?? "-"
+        print("  <- \(env.request.method.rawValue) \(env.request.url.path) \(status) \(env.phase) \(env.body.count) bytes")
+    }
+
+    struct Handler: Faraday.Handler {
+        func build(app: any App) -> any App { PrintCompletions(app: app) }
+    }
 }
 
-let connection = try Connection(url: "https://api.example.com/v1") { builder in
+struct Echo: Decodable {
+    let method: String
+    let uri: String
+    let body: String
+    let headers: [[String]]
+}
+
+let server = try await TestServer.start()
+let connection = try Connection(url: server.baseURL.absoluteString) { builder in
+    builder.use(PrintCompletions.Handler())
     builder.use(RequestID.Handler())
-    builder.adapter = stubs
+    builder.adapter = URLSessionAdapter()
+}
+print("Server on \(server.baseURL)")
+
+print("GET /echo?greeting=hello")
+let echo = try await connection.get("echo", params: ["greeting": "hello"]).decode(Echo.self)
+let requestID = echo.headers.first { $0.first?.lowercased() == "x-request-id" }?.last ?? "none"
+print("  server saw \(echo.method) \(echo.uri), X-Request-ID \(requestID)")
+
+print("POST /echo with a text body")
+let posted = try await connection.post("echo", body: .text("Hello, Faraday")).decode(Echo.self)
+print("  server saw body \(posted.body.debugDescription)")
+
+print("GET /chunked, streamed: one completion per chunk")
+let stream = connection.get("chunked", params: ["count": "4", "size": "12", "interval": "150"]) {
+    $0.options.streaming = .chunks
+}
+for try await env in stream.completions where !env.isFinal {
+    print("  frame \(env.phase.frameIndex ?? 0): \(env.response?.text ?? "")")
 }
 
-struct User: Decodable { let id: Int; let name: String }
-
-let user = try await connection.get("users/1").decode(User.self)
-print("GET users/1 -> \(user.name)")
-
-let created = try await connection.post("users", body: .text("Grace")).value
-print("POST users -> \(created.status?.code ?? 0) \(created.response?.text ?? "")")
-
-for try await env in connection.get("feed", configure: { $0.options.streaming = .chunks }).completions {
-    print(env.isFinal ? "feed finished" : "feed frame \(env.phase.frameIndex ?? 0): \(env.response?.text ?? "")", terminator: env.isFinal ? "\n" : "")
-}
+try await server.shutdown()

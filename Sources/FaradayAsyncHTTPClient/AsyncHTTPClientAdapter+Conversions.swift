@@ -5,25 +5,42 @@ import NIOCore
 import NIOFoundationCompat
 import NIOPosix
 import NIOHTTP1
+import Synchronization
 
 extension AsyncHTTPClientAdapter {
     /// The AsyncHTTPClient request for a Faraday request; takes the body stream before anything is
     /// sent, so a one-shot body already used fails here.
-    static func makeRequest(_ request: Request) throws(FaradayError) -> HTTPClient.Request {
+    ///
+    /// With a write timeout, every body is streamed in slices and each slice must be accepted by
+    /// the connection within the timeout: a server that stops reading fails the call with
+    /// ``FaradayError/Code/writeTimeout``.
+    static func makeRequest(_ request: Request, writeTimeout: Duration?) throws(FaradayError) -> HTTPClient.Request {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
         for field in request.headers { headers.add(name: field.name.rawName, value: field.value) }
 
         let body: HTTPClient.Body?
-        if let bytes = request.body.bytes {
-            body = bytes.isEmpty ? nil : .data(bytes)
+        if let bytes = request.body.bytes, bytes.isEmpty {
+            body = nil
+        } else if let bytes = request.body.bytes, writeTimeout == nil {
+            body = .data(bytes)
         } else {
             let stream = try request.body.makeStream()
+            let timeout = writeTimeout.map { TimeAmount($0) }
+            let failure = FaradayError(
+                .writeTimeout, "The server did not accept the request body within \(writeTimeout.map { "\($0)" } ?? "")",
+                method: request.method, url: request.url)
             body = .stream(contentLength: request.body.length.map(Int64.init)) { writer in
                 let promise = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
                 promise.completeWithTask {
-                    for try await chunk in stream where !chunk.isEmpty {
-                        try await writer.write(.byteBuffer(ByteBuffer(data: chunk))).get()
+                    for try await chunk in stream {
+                        var offset = chunk.startIndex
+                        while offset < chunk.endIndex {
+                            let end = chunk.index(offset, offsetBy: 64 * 1024, limitedBy: chunk.endIndex) ?? chunk.endIndex
+                            let write = writer.write(.byteBuffer(ByteBuffer(bytes: chunk[offset..<end])))
+                            try await awaitWrite(write, timeout: timeout, failure: failure)
+                            offset = end
+                        }
                     }
                 }
                 return promise.futureResult
@@ -35,6 +52,23 @@ extension AsyncHTTPClientAdapter {
         } catch {
             throw faradayError(error, request: request)
         }
+    }
+
+    /// Waits for a body write, failing with `failure` when it takes longer than `timeout`.
+    private static func awaitWrite(
+        _ write: EventLoopFuture<Void>, timeout: TimeAmount?, failure: FaradayError
+    ) async throws {
+        guard let timeout else { return try await write.get() }
+        let outcome = write.eventLoop.makePromise(of: Void.self)
+        let settled = Atomic(false)
+        let timer = write.eventLoop.scheduleTask(in: timeout) {
+            if !settled.exchange(true, ordering: .relaxed) { outcome.fail(failure) }
+        }
+        write.whenComplete { result in
+            timer.cancel()
+            if !settled.exchange(true, ordering: .relaxed) { outcome.completeWith(result) }
+        }
+        try await outcome.futureResult.get()
     }
 
     /// The status, refusing codes outside 100...999.

@@ -123,7 +123,8 @@ public final class AsyncHTTPClientAdapter: Adapter {
     public func call(_ env: Env) async throws -> Completions {
         let request = env.request
         let client = try client(for: request.options)
-        let clientRequest = try Self.makeRequest(request)
+        let clientRequest = try Self.makeRequest(
+            request, writeTimeout: request.options.writeTimeout ?? configuration.writeTimeout)
         let streams = request.options.streaming != nil
         let delegate = ResponseDelegate(streams: streams, maxBufferedBodySize: request.options.maxBufferedBodySize)
         let deadline = request.options.timeout.map { NIODeadline.now() + TimeAmount($0) }

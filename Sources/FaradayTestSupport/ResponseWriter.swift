@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// Writes raw HTTP/1.1 responses, well-formed or deliberately broken.
 struct ResponseWriter: Sendable {
@@ -8,6 +9,7 @@ struct ResponseWriter: Sendable {
     let channel: any Channel
     /// A HEAD request: heads are written, bodies are not.
     let isHead: Bool
+    let counters: Counters
 
     /// Writes bytes exactly as given.
     func raw(_ bytes: String) async throws {
@@ -39,7 +41,9 @@ struct ResponseWriter: Sendable {
 
     /// Writes body bytes (framing is the caller's).
     func body(_ buffer: ByteBuffer) async throws {
-        if !isHead { try await outbound.write(buffer) }
+        guard !isHead else { return }
+        try await outbound.write(buffer)
+        counters.bodyBytesSent.add(buffer.readableBytes, ordering: .relaxed)
     }
 
     /// Writes one chunk of a chunked body.
@@ -49,6 +53,7 @@ struct ResponseWriter: Sendable {
         framed.writeImmutableBuffer(buffer)
         framed.writeString("\r\n")
         try await outbound.write(framed)
+        counters.bodyBytesSent.add(buffer.readableBytes, ordering: .relaxed)
     }
 
     /// Ends a chunked body.

@@ -35,7 +35,9 @@ enum Routes {
             if status == 204 || status == 304 || (100..<200).contains(status) {
                 try await writer.head(status, contentLength: 0)
             } else {
-                try await writer.respond(status, headers: [("content-type", "text/plain")], text: "status \(status)")
+                var headers = [("content-type", "text/plain")]
+                if (300..<400).contains(status) { headers.append(("location", "/echo")) }
+                try await writer.respond(status, headers: headers, text: "status \(status)")
             }
         case ("delay", let milliseconds?):
             try await Task.sleep(for: .milliseconds(Int(milliseconds) ?? 0))

@@ -18,7 +18,7 @@ struct ServerConnection: Sendable {
                 guard case .head(let head) = part else { continue }
                 counters.requests.add(1, ordering: .relaxed)
                 let request = try await ServerRequest.read(head: head, from: &parts)
-                let writer = ResponseWriter(outbound: outbound, channel: channel, isHead: head.method == .HEAD)
+                let writer = ResponseWriter(outbound: outbound, channel: channel, isHead: head.method == .HEAD, counters: counters)
                 let next = try await Routes.respond(to: request, with: writer)
                 if next == .close || !head.isKeepAlive { return }
             }
@@ -33,7 +33,7 @@ struct ServerRequest: Sendable {
     let query: [String: String]
     /// The body, unless the route only counts it.
     let body: ByteBuffer
-    /// How many body bytes arrived, and their FNV-1a hash.
+    /// How many body bytes arrived, and (for `/upload`) their FNV-1a hash.
     let bodyLength: Int
     let bodyHash: UInt64
 
@@ -56,8 +56,11 @@ struct ServerRequest: Sendable {
             case .head: throw ServerError.unexpectedPart
             case .body(let chunk):
                 length += chunk.readableBytes
-                for byte in chunk.readableBytesView { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-                if keepsBody {
+                if !keepsBody {
+                    chunk.withUnsafeReadableBytes { bytes in
+                        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+                    }
+                } else {
                     guard body.readableBytes + chunk.readableBytes <= ServerConnection.maxBufferedBody else {
                         throw ServerError.bodyTooLarge
                     }

@@ -35,6 +35,8 @@ public final class TestServer: Sendable {
     public var connectionsAccepted: Int { counters.connections.load(ordering: .relaxed) }
     /// How many requests the server has read.
     public var requestsReceived: Int { counters.requests.load(ordering: .relaxed) }
+    /// How many response body bytes the server has handed to its sockets.
+    public var bodyBytesSent: Int { counters.bodyBytesSent.load(ordering: .relaxed) }
 
     /// Starts a server; with `tls`, it speaks HTTPS with those certificates.
     public static func start(tls: TestCertificates? = nil) async throws -> TestServer {
@@ -94,4 +96,5 @@ public final class TestServer: Sendable {
 final class Counters: Sendable {
     let connections = Atomic<Int>(0)
     let requests = Atomic<Int>(0)
+    let bodyBytesSent = Atomic<Int>(0)
 }

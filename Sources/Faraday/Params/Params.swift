@@ -21,7 +21,7 @@ public struct Params: Sendable, Hashable, ExpressibleByDictionaryLiteral, Sequen
     }
 
     /// A parameter's value: a string, an array, or nested parameters.
-    public indirect enum Value: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    public indirect enum Value: Sendable, Hashable, ExpressibleByStringInterpolation, ExpressibleByArrayLiteral,
         ExpressibleByDictionaryLiteral
     {
         /// A single string.

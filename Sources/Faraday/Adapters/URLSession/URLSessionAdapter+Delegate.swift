@@ -1,0 +1,56 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLSessionAdapter {
+    /// The session's delegate: routes each callback to the bridge of its task.
+    final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
+        private let bridges = Mutex<[Int: URLSessionTaskBridge]>([:])
+
+        func register(_ bridge: URLSessionTaskBridge, for task: URLSessionTask) {
+            bridges.withLock { $0[task.taskIdentifier] = bridge }
+        }
+
+        private func bridge(_ task: URLSessionTask) -> URLSessionTaskBridge? {
+            bridges.withLock { $0[task.taskIdentifier] }
+        }
+
+        func urlSession(
+            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+            completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+        ) {
+            guard let http = response as? HTTPURLResponse else {
+                bridge(dataTask)?.fail(FaradayError(.invalidResponse, "The response is not an HTTP response."))
+                completionHandler(.cancel)
+                return
+            }
+            bridge(dataTask)?.didReceive(response: http)
+            completionHandler(.allow)
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            guard let bridge = bridge(dataTask) else { return }
+            guard !bridge.didReceive(data: data) else { return }
+            let message = bridge.streams
+                ? "The consumer fell more than \(bridge.maxBufferedBodySize) bytes behind the stream, and URLSession on this platform cannot pause a transfer; consume faster, raise maxBufferedBodySize, or use AsyncHTTPClientAdapter."
+                : "The response body is larger than \(bridge.maxBufferedBodySize) bytes; stream it instead."
+            bridge.fail(FaradayError(.bodyTooLarge, message))
+        }
+
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+        ) {
+            // Redirects are a middleware's job: hand the 3xx response up the stack.
+            completionHandler(nil)
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            let bridge = bridges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+            bridge?.didComplete(error: error)
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import HTTPTypes
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An adapter on Foundation's `URLSession`, available wherever Foundation is.
+///
+/// ```swift
+/// let connection = try Connection(url: "https://api.example.com") { $0.adapter = URLSessionAdapter() }
+/// ```
+///
+/// Responses stream through a `URLSessionDataDelegate`. On Apple platforms a slow consumer suspends
+/// the task until it catches up; on Linux, where FoundationNetworking cannot pause a transfer, a
+/// consumer that falls more than `maxBufferedBodySize` bytes behind fails the call with
+/// ``FaradayError/Code/bodyTooLarge`` rather than letting memory grow. Per request it honours ``RequestOptions/timeout`` (a deadline for the whole call),
+/// `readTimeout` (the request's idle timeout), `maxBufferedBodySize`, `streaming` and cancellation.
+/// It refuses `openTimeout` and `writeTimeout`, which URLSession cannot apply separately, with
+/// ``FaradayError/Code/unsupportedOption`` before sending anything. It never follows redirects.
+///
+/// URLSession's own limits apply: multi-valued response headers arrive joined with `, `, the reason
+/// phrase is the standard one, a streamed request body is spooled to a temporary file and uploaded
+/// from there, and URLSession decodes `gzip`/`deflate` bodies itself (their `Content-Encoding`
+/// header stays visible). Prefer `AsyncHTTPClientAdapter` on Linux servers.
+public final class URLSessionAdapter: Adapter {
+    private let session: URLSession
+    private let delegate: Delegate
+
+    /// Creates an adapter with its own session built from `configuration`.
+    public init(configuration: URLSessionConfiguration = .ephemeral) {
+        let delegate = Delegate()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "Faraday.URLSessionAdapter"
+        self.delegate = delegate
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    public func call(_ env: Env) async throws -> Completions {
+        let request = env.request
+        let options = request.options
+        if options.openTimeout != nil || options.writeTimeout != nil {
+            throw FaradayError(
+                .unsupportedOption,
+                "URLSessionAdapter cannot apply openTimeout or writeTimeout on their own; use readTimeout and timeout, or AsyncHTTPClientAdapter.",
+                method: request.method, url: request.url)
+        }
+        try env.cancellation.check()
+
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        // The bridge enforces the read timeout; URLSession's own one only as a backstop.
+        if let readTimeout = options.readTimeout { urlRequest.timeoutInterval = max(60, Self.seconds(readTimeout) + 1) }
+        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName) }
+
+        let streams = options.streaming != nil
+        let task: URLSessionTask
+        let bridge: URLSessionTaskBridge
+        if let bytes = request.body.bytes {
+            if !bytes.isEmpty { urlRequest.httpBody = bytes }
+            bridge = URLSessionTaskBridge(streams: streams, maxBufferedBodySize: options.maxBufferedBodySize, temporaryFile: nil)
+            task = session.dataTask(with: urlRequest)
+        } else {
+            let file = try await Self.spool(request)
+            bridge = URLSessionTaskBridge(streams: streams, maxBufferedBodySize: options.maxBufferedBodySize, temporaryFile: file)
+            task = session.uploadTask(with: urlRequest, fromFile: file)
+        }
+        bridge.attach(task)
+        delegate.register(bridge, for: task)
+        if let timeout = options.timeout {
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(timeout)) {
+                bridge.fail(FaradayError(.callTimeout, "The call did not finish within \(timeout).", method: request.method, url: request.url))
+            }
+        }
+        if let readTimeout = options.readTimeout {
+            bridge.startIdleTimer(
+                readTimeout,
+                error: FaradayError(.readTimeout, "No bytes arrived within \(readTimeout).", method: request.method, url: request.url))
+        }
+        task.resume()
+
+        let head: URLSessionTaskBridge.Head
+        do {
+            head = try await env.cancellation.withCancellationHandler {
+                try await bridge.head()
+            } onCancel: {
+                bridge.cancel()
+            }
+        } catch {
+            throw Self.faradayError(error, request: request)
+        }
+
+        var completion = env
+        completion.response = ResponseData(status: Self.status(head.response), headers: Self.fields(head.response))
+        guard streams else {
+            completion.response?.body = head.body ?? Data()
+            return .buffered(completion)
+        }
+        let registration = env.cancellation.onCancel { bridge.cancel() }
+        return .streamed(head: completion, frames: ByteStream(BodyParts(bridge: bridge, env: env, registration: registration)))
+    }
+
+    /// The body parts of a streamed response.
+    private struct BodyParts: AsyncSequence, Sendable {
+        let bridge: URLSessionTaskBridge
+        let env: Env
+        let registration: CancellationToken.Registration?
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let parts: BodyParts
+
+            mutating func next() async throws -> Data? {
+                let parts = self.parts
+                do {
+                    let part = try await parts.env.cancellation.withCancellationHandler {
+                        try await parts.bridge.nextPart()
+                    } onCancel: {
+                        parts.bridge.cancel()
+                    }
+                    if part == nil { parts.env.cancellation.removeHandler(parts.registration) }
+                    return part
+                } catch {
+                    parts.env.cancellation.removeHandler(parts.registration)
+                    throw URLSessionAdapter.faradayError(error, request: parts.env.request)
+                }
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(parts: self) }
+    }
+
+    /// Writes a streamed request body to a temporary file, for URLSession to upload from.
+    private static func spool(_ request: Request) async throws -> URL {
+        let stream = try request.body.makeStream()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("faraday-upload-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+            throw FaradayError(.encodingFailed, "Could not create a temporary file to upload the body from.")
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: file)
+            defer { try? handle.close() }
+            for try await chunk in stream { try handle.write(contentsOf: chunk) }
+            return file
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw FaradayError.wrapping(error, request: request)
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+
+    private static func status(_ response: HTTPURLResponse) -> HTTPResponse.Status {
+        let code = response.statusCode
+        guard (100...999).contains(code) else { return HTTPResponse.Status(code: 999, reasonPhrase: "Invalid") }
+        return HTTPResponse.Status(code: code)
+    }
+
+    private static func fields(_ response: HTTPURLResponse) -> HTTPFields {
+        var fields = HTTPFields()
+        for (key, value) in response.allHeaderFields {
+            guard let key = key as? String, let name = HTTPField.Name(key), let value = value as? String else { continue }
+            fields.append(HTTPField(name: name, value: value))
+        }
+        return fields
+    }
+
+    static func faradayError(_ error: any Error, request: Request) -> FaradayError {
+        func make(_ code: FaradayError.Code, _ message: String) -> FaradayError {
+            FaradayError(code, message, method: request.method, url: request.url, underlying: error)
+        }
+        switch error {
+        case let error as FaradayError: return error.attaching(request)
+        case is CancellationError: return make(.cancelled, "The request was cancelled.")
+        case let error as URLError:
+            switch error.code {
+            case .cancelled: return make(.cancelled, "The request was cancelled.")
+            case .timedOut: return make(.readTimeout, "The server did not answer within the read timeout.")
+            case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+                .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+                .clientCertificateRequired:
+                return make(.tlsFailure, "The TLS handshake failed: \(error.localizedDescription).")
+            case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
+                return make(.invalidResponse, "The server sent an invalid HTTP response.")
+            case .badURL: return make(.invalidURL, "The URL cannot be requested.")
+            case .unsupportedURL:
+                // The URL was checked before sending; libcurl reports protocol violations this way.
+                return make(.invalidResponse, "The server sent an invalid HTTP response.")
+            default: return make(.connectionFailed, "The connection failed: \(error.localizedDescription).")
+            }
+        default:
+            return make(.connectionFailed, "The request failed: \(error).")
+        }
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The state of one URLSession task, between the delegate's callbacks and the async consumer.
+///
+/// In buffered mode the body accumulates up to a limit. In streamed mode it queues in order. On
+/// Apple platforms, past ``highWatermark`` queued bytes the task is suspended until the consumer
+/// drains the queue below ``lowWatermark``, so a slow consumer slows the transfer. On Linux,
+/// FoundationNetworking cannot pause a running transfer (suspending one traps), so the queue may
+/// grow up to `maxBufferedBodySize`; past that the call fails with
+/// ``FaradayError/Code/bodyTooLarge`` instead of growing without bound.
+final class URLSessionTaskBridge: Sendable {
+    static let highWatermark = 1 << 20
+    static let lowWatermark = 1 << 18
+
+    struct Head: Sendable {
+        let response: HTTPURLResponse
+        /// The whole body, in buffered mode.
+        let body: Data?
+    }
+
+    private struct State {
+        var task: URLSessionTask?
+        var response: HTTPURLResponse?
+        var headWaiter: CheckedContinuation<Head, any Error>?
+        var body = Data()
+        var queue: [Data] = []
+        var queuedBytes = 0
+        var isSuspended = false
+        var partWaiter: CheckedContinuation<Data?, any Error>?
+        var isFinished = false
+        var failure: (any Error)?
+        var lastActivity = ContinuousClock.now
+    }
+
+    private let state = Mutex(State())
+    let streams: Bool
+    let maxBufferedBodySize: Int
+    /// A file to delete when the task ends (a spooled upload).
+    let temporaryFile: URL?
+
+    init(streams: Bool, maxBufferedBodySize: Int, temporaryFile: URL?) {
+        self.streams = streams
+        self.maxBufferedBodySize = maxBufferedBodySize
+        self.temporaryFile = temporaryFile
+    }
+
+    func attach(_ task: URLSessionTask) { state.withLock { $0.task = task } }
+
+    /// Fails the task with `error` when no bytes arrive for `timeout` while it is reading.
+    ///
+    /// URLSession's own `timeoutInterval` is not precise below a second on Linux, so the bridge
+    /// keeps its own idle timer; the time a slow consumer keeps the task suspended does not count.
+    func startIdleTimer(_ timeout: Duration, error: FaradayError) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + URLSessionAdapter.seconds(timeout)) { [weak self] in
+            guard let self else { return }
+            let now = ContinuousClock.now
+            let remaining = self.state.withLock { state -> Duration? in
+                if state.isFinished || state.failure != nil { return nil }
+                if state.isSuspended { state.lastActivity = now }
+                let idle = now - state.lastActivity
+                return idle >= timeout ? .zero : timeout - idle
+            }
+            guard let remaining else { return }
+            if remaining == .zero {
+                self.fail(error)
+            } else {
+                self.startIdleTimer(remaining, error: error)
+            }
+        }
+    }
+
+    func cancel() { state.withLock { $0.task }?.cancel() }
+
+    // MARK: Consumer side
+
+    func head() async throws -> Head {
+        try await withCheckedThrowingContinuation { continuation in
+            let result = state.withLock { state -> Result<Head, any Error>? in
+                if let failure = state.failure { return .failure(failure) }
+                if let response = state.response, streams || state.isFinished {
+                    return .success(Head(response: response, body: streams ? nil : state.body))
+                }
+                state.headWaiter = continuation
+                return nil
+            }
+            if let result { continuation.resume(with: result) }
+        }
+    }
+
+    func nextPart() async throws -> Data? {
+        try await withCheckedThrowingContinuation { continuation in
+            let (result, taskToResume) = state.withLock { state -> (Result<Data?, any Error>?, URLSessionTask?) in
+                if !state.queue.isEmpty {
+                    let part = state.queue.removeFirst()
+                    state.queuedBytes -= part.count
+                    var resume: URLSessionTask?
+                    if state.isSuspended && state.queuedBytes < Self.lowWatermark {
+                        state.isSuspended = false
+                        resume = state.task
+                    }
+                    return (.success(part), resume)
+                }
+                if let failure = state.failure { return (.failure(failure), nil) }
+                if state.isFinished { return (.success(nil), nil) }
+                state.partWaiter = continuation
+                return (nil, nil)
+            }
+            taskToResume?.resume()
+            if let result { continuation.resume(with: result) }
+        }
+    }
+
+    // MARK: Delegate side
+
+    func didReceive(response: HTTPURLResponse) {
+        let waiter = state.withLock { state -> CheckedContinuation<Head, any Error>? in
+            state.response = response
+            state.lastActivity = .now
+            guard streams else { return nil }
+            defer { state.headWaiter = nil }
+            return state.headWaiter
+        }
+        waiter?.resume(returning: Head(response: response, body: nil))
+    }
+
+    /// Takes a body part; returns `false` when the buffered body, or the queue of a stream whose
+    /// consumer fell behind, would exceed `maxBufferedBodySize`.
+    func didReceive(data: Data) -> Bool {
+        guard streams else {
+            return state.withLock { state in
+                state.lastActivity = .now
+                guard state.body.count + data.count <= maxBufferedBodySize else { return false }
+                state.body.append(data)
+                return true
+            }
+        }
+        let (waiter, taskToSuspend, fits) = state.withLock {
+            state -> (CheckedContinuation<Data?, any Error>?, URLSessionTask?, Bool) in
+            state.lastActivity = .now
+            if let waiter = state.partWaiter {
+                state.partWaiter = nil
+                return (waiter, nil, true)
+            }
+            state.queue.append(data)
+            state.queuedBytes += data.count
+            #if canImport(Darwin)
+            guard !state.isSuspended, state.queuedBytes >= Self.highWatermark else { return (nil, nil, true) }
+            state.isSuspended = true
+            return (nil, state.task, true)
+            #else
+            return (nil, nil, state.queuedBytes <= maxBufferedBodySize)
+            #endif
+        }
+        taskToSuspend?.suspend()
+        waiter?.resume(returning: data)
+        return fits
+    }
+
+    /// Ends the task, successfully when `error` is nil. The first failure recorded wins.
+    func didComplete(error: (any Error)?) {
+        let (headWaiter, partWaiter, head, failure) = state.withLock { state in
+            if let error, state.failure == nil { state.failure = error }
+            state.isFinished = true
+            defer {
+                state.headWaiter = nil
+                state.partWaiter = nil
+            }
+            let head = state.response.map { Head(response: $0, body: streams ? nil : state.body) }
+            return (state.headWaiter, state.partWaiter, head, state.failure)
+        }
+        if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
+        if let failure {
+            headWaiter?.resume(throwing: failure)
+            partWaiter?.resume(throwing: failure)
+            return
+        }
+        if let headWaiter {
+            if let head {
+                headWaiter.resume(returning: head)
+            } else {
+                headWaiter.resume(throwing: URLError(.badServerResponse))
+            }
+        }
+        partWaiter?.resume(returning: nil)
+    }
+
+    /// Records a failure of our own (a deadline, a size limit) and cancels the task.
+    func fail(_ error: FaradayError) {
+        let task = state.withLock { state -> URLSessionTask? in
+            if state.failure == nil { state.failure = error }
+            return state.task
+        }
+        task?.cancel()
+    }
+}

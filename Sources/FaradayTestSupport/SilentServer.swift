@@ -1,0 +1,40 @@
+import NIOCore
+import NIOPosix
+
+/// A TCP listener on 127.0.0.1 that accepts connections and then neither reads nor writes: a TLS
+/// handshake with it never completes and an upload to it stalls once the socket buffers fill.
+public final class SilentServer: Sendable {
+    /// The port it listens on.
+    public let port: Int
+    private let channel: any Channel
+
+    /// Starts a silent listener.
+    public static func start() async throws -> SilentServer {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.autoRead, value: false)
+            .childChannelOption(.socketOption(.so_rcvbuf), value: 4096)
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        return SilentServer(port: channel.localAddress?.port ?? 0, channel: channel)
+    }
+
+    private init(port: Int, channel: any Channel) {
+        self.port = port
+        self.channel = channel
+    }
+
+    /// Stops listening.
+    public func shutdown() async throws {
+        try await channel.close()
+    }
+}
+
+/// A port on 127.0.0.1 that nothing listens on (bound, then released).
+public func unusedLocalPort() async throws -> Int {
+    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .bind(host: "127.0.0.1", port: 0).get()
+    let port = channel.localAddress?.port ?? 0
+    try await channel.close()
+    return port
+}

@@ -1,0 +1,128 @@
+import Faraday
+import FaradayAsyncHTTPClient
+import FaradayTestSupport
+import Foundation
+import Testing
+
+extension AdapterConformance {
+@Suite(.timeLimit(.minutes(2))) struct FaultTests {
+    @Test(arguments: AdapterKind.allCases)
+    func aRefusedConnectionIsAConnectionFailure(_ kind: AdapterKind) async throws {
+        let port = try await unusedLocalPort()
+        let connection = try Connection(url: "http://127.0.0.1:\(port)") { $0.adapter = try kind.makeAdapter() }
+        await #expect {
+            try await connection.get("echo").value
+        } throws: { error in
+            isFaradayError(error, .connectionFailed)
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases)
+    func aResetMidBodyFailsAfterTheChunksAlreadyDelivered(_ kind: AdapterKind) async throws {
+        try await withConnection(kind) { connection, _ in
+            var received = 0
+            await #expect {
+                for try await env in connection.get("fault/reset-mid-body", configure: { $0.options.streaming = .chunks }).completions {
+                    received += env.body.count
+                }
+            } throws: { error in
+                isFaradayError(error, .connectionFailed, .invalidResponse)
+            }
+            #expect(received == 1000)
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases, ["fault/truncated-chunked", "fault/short-body", "fault/reset-before-head"])
+    func truncatedResponsesAreErrors(_ kind: AdapterKind, _ path: String) async throws {
+        try await withConnection(kind) { connection, _ in
+            await #expect {
+                try await connection.get(path).value
+            } throws: { error in
+                isFaradayError(error, .connectionFailed, .invalidResponse)
+            }
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases, ["fault/garbage", "fault/invalid-status"])
+    func invalidResponsesAreErrors(_ kind: AdapterKind, _ path: String) async throws {
+        try await withConnection(kind) { connection, _ in
+            await #expect {
+                try await connection.get(path).value
+            } throws: { error in
+                isFaradayError(error, .invalidResponse, .connectionFailed)
+            }
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases)
+    func theWholeCallTimesOut(_ kind: AdapterKind) async throws {
+        try await withConnection(kind) { connection, _ in
+            await #expect {
+                try await connection.get("fault/never") { $0.options.timeout = .milliseconds(300) }.value
+            } throws: { error in
+                isFaradayError(error, .callTimeout)
+            }
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases)
+    func aStalledBodyHitsTheReadTimeout(_ kind: AdapterKind) async throws {
+        try await withConnection(kind) { connection, _ in
+            var frames = 0
+            await #expect {
+                for try await env in connection.get("stall", configure: {
+                    $0.options.streaming = .chunks
+                    $0.options.readTimeout = .milliseconds(300)
+                }).completions where !env.isFinal {
+                    frames += 1
+                }
+            } throws: { error in
+                isFaradayError(error, .readTimeout)
+            }
+            #expect(frames == 1)
+        }
+    }
+
+    @Test func aHandshakeThatNeverCompletesHitsTheOpenTimeout() async throws {
+        let silent = try await SilentServer.start()
+        let adapter = try AdapterKind.asyncHTTPClient.makeAdapter()
+        let connection = try Connection(url: "https://127.0.0.1:\(silent.port)") { $0.adapter = adapter }
+        await #expect {
+            try await connection.get("x") { $0.options.openTimeout = .milliseconds(300) }.value
+        } throws: { error in
+            isFaradayError(error, .connectTimeout)
+        }
+        try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
+        try await silent.shutdown()
+    }
+
+    @Test func anUploadNobodyReadsHitsTheWriteTimeout() async throws {
+        let silent = try await SilentServer.start()
+        let adapter = try AdapterKind.asyncHTTPClient.makeAdapter()
+        let connection = try Connection(url: "http://127.0.0.1:\(silent.port)") { $0.adapter = adapter }
+        await #expect {
+            try await connection.post("upload", body: .bytes(Data(count: 64 << 20))) {
+                $0.options.writeTimeout = .milliseconds(300)
+            }.value
+        } throws: { error in
+            isFaradayError(error, .writeTimeout)
+        }
+        try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
+        try await silent.shutdown()
+    }
+
+    @Test func urlSessionRefusesTimeoutsItCannotHonourBeforeSending() async throws {
+        try await withConnection(.urlSession) { connection, server in
+            for set in [{ (options: inout RequestOptions) in options.openTimeout = .seconds(1) },
+                        { (options: inout RequestOptions) in options.writeTimeout = .seconds(1) }] {
+                await #expect {
+                    try await connection.get("echo") { set(&$0.options) }.value
+                } throws: { error in
+                    isFaradayError(error, .unsupportedOption)
+                }
+            }
+            #expect(server.requestsReceived == 0)
+        }
+    }
+}
+}

@@ -1,0 +1,94 @@
+import Faraday
+import FaradayTestSupport
+import Foundation
+import Testing
+
+extension AdapterConformance {
+@Suite(.timeLimit(.minutes(5))) struct StreamingTests {
+    @Test(arguments: AdapterKind.allCases)
+    func chunksArriveAsSeparateCompletionsInOrder(_ kind: AdapterKind) async throws {
+        try await withConnection(kind) { connection, _ in
+            let response = connection.get("chunked?count=5&size=16&interval=100") { $0.options.streaming = .chunks }
+            var frames: [String] = []
+            var sawFinal = false
+            for try await env in response.completions {
+                if env.isFinal { sawFinal = true } else { frames.append(env.response?.text ?? "") }
+            }
+            let expected = (0..<5).map { index in
+                let label = "\(index):"
+                return label + String(repeating: "x", count: 16 - label.count)
+            }
+            #expect(frames.joined() == expected.joined())
+            // Chunks sent 100 ms apart cannot all arrive in one read.
+            #expect(frames.count > 1)
+            #expect(sawFinal)
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases)
+    func aGigabyteStreamsThroughWithBoundedMemory(_ kind: AdapterKind) async throws {
+        try await withConnection(kind) { connection, _ in
+            let total = 1 << 30
+            let before = residentMemory()
+            var received = 0
+            var peak = before
+            var patternHolds = true
+            for try await env in connection.get("bytes/\(total)", configure: { $0.options.streaming = .chunks }).completions {
+                let body = env.body
+                if let first = body.first, first != UInt8(received % 251) { patternHolds = false }
+                received += body.count
+                if received % (64 << 20) < body.count { peak = max(peak, residentMemory()) }
+            }
+            #expect(received == total)
+            #expect(patternHolds)
+            // Bounded: a small fraction of the body, whatever the adapter.
+            #expect(peak - before < 256 << 20, "resident memory grew by \((peak - before) >> 20) MiB")
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases)
+    func aSlowConsumerHoldsTheServerBack(_ kind: AdapterKind) async throws {
+        try await withConnection(kind) { connection, server in
+            let total = 256 << 20
+            let response = connection.get("bytes/\(total)") { $0.options.streaming = .chunks }
+            var iterator = response.completions.makeAsyncIterator()
+            _ = try await iterator.next()
+            // Stop pulling for a while: without backpressure the whole body would be sent.
+            try await Task.sleep(for: .milliseconds(500))
+            let sentWhilePaused = server.bodyBytesSent
+            #expect(sentWhilePaused < total / 2, "the server sent \(sentWhilePaused >> 20) MiB to a paused consumer")
+            if kind == .urlSession && !platformCanPauseURLSession {
+                // FoundationNetworking cannot pause a transfer: the adapter stopped it instead,
+                // once the consumer fell maxBufferedBodySize behind.
+                await #expect {
+                    while try await iterator.next() != nil {}
+                } throws: { error in
+                    isFaradayError(error, .bodyTooLarge)
+                }
+            } else {
+                var received = 0
+                while let env = try await iterator.next() { received += env.body.count }
+                #expect(received > 0)
+            }
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases)
+    func theHeadArrivesBeforeTheBody(_ kind: AdapterKind) async throws {
+        try await withConnection(kind) { connection, _ in
+            let response = connection.get("stall") { $0.options.streaming = .chunks }
+            let head = try await response.head
+            #expect(head.status == .ok)
+            var iterator = response.completions.makeAsyncIterator()
+            let first = try await iterator.next()
+            #expect(first?.response?.text == "first")
+            response.cancel()
+            await #expect {
+                try await response.value
+            } throws: { error in
+                isFaradayError(error, .cancelled)
+            }
+        }
+    }
+}
+}

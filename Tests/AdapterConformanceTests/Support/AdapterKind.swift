@@ -1,0 +1,111 @@
+import Faraday
+import FaradayAsyncHTTPClient
+import FaradayTestSupport
+import Foundation
+import NIOSSL
+import Testing
+import Synchronization
+
+/// The adapters that the conformance suite runs against; every test takes one as its argument.
+enum AdapterKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case asyncHTTPClient
+    case urlSession
+
+    var testDescription: String { rawValue }
+
+    func makeAdapter(trusting certificates: TestCertificates? = nil) throws -> any Adapter {
+        switch self {
+        case .asyncHTTPClient:
+            var configuration = AsyncHTTPClientAdapter.Configuration()
+            if let certificates {
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.trustRoots = .certificates([try certificates.caCertificate()])
+                configuration.tlsConfiguration = tls
+            }
+            return AsyncHTTPClientAdapter(configuration: configuration)
+        case .urlSession:
+            return URLSessionAdapter()
+        }
+    }
+}
+
+/// Runs `body` with a fresh server and a connection to it through the adapter, then shuts both down.
+func withConnection(
+    _ kind: AdapterKind,
+    tls: TestCertificates? = nil,
+    trust: TestCertificates? = nil,
+    options: RequestOptions = RequestOptions(),
+    _ body: (Connection, TestServer) async throws -> Void
+) async throws {
+    let server = try await TestServer.start(tls: tls)
+    let adapter = try kind.makeAdapter(trusting: trust)
+    let connection = try Connection(url: server.baseURL.absoluteString, options: options) { $0.adapter = adapter }
+    do {
+        try await body(connection, server)
+    } catch {
+        try await shutDown(adapter, server)
+        throw error
+    }
+    try await shutDown(adapter, server)
+}
+
+private func shutDown(_ adapter: any Adapter, _ server: TestServer) async throws {
+    try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
+    try await server.shutdown()
+}
+
+/// What the server's `/echo` route answers.
+struct Echo: Decodable {
+    let method: String
+    let uri: String
+    let path: String
+    let headers: [[String]]
+    let body: String
+    let bodyLength: Int
+
+    /// The values of a header, case-insensitively, with comma-joined values split apart.
+    func values(_ name: String) -> [String] {
+        headers.filter { $0.first?.lowercased() == name.lowercased() }
+            .flatMap { ($0.last ?? "").split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+}
+
+extension Response {
+    var echo: Echo {
+        get async throws { try await decode(Echo.self) }
+    }
+}
+
+/// `true` when `error` is a `FaradayError` with one of `codes`.
+func isFaradayError(_ error: any Error, _ codes: FaradayError.Code...) -> Bool {
+    guard let error = error as? FaradayError else { return false }
+    return codes.contains(error.code)
+}
+
+/// The resident memory of this process, in bytes (Linux; 0 elsewhere).
+func residentMemory() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+        let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+    else { return 0 }
+    return kilobytes * 1024
+}
+
+/// A thread-safe log of events.
+final class Recorder: Sendable {
+    private let events = Mutex<[String]>([])
+    func record(_ event: String) { events.withLock { $0.append(event) } }
+    var log: [String] { events.withLock { $0 } }
+}
+
+/// Every conformance suite is nested here and runs one test at a time: the gigabyte streams and
+/// the 500-request bursts would otherwise starve each other on a small machine.
+@Suite(.serialized) struct AdapterConformance {}
+
+/// Whether URLSession can suspend a running task (Apple platforms) or not (FoundationNetworking).
+#if canImport(Darwin)
+let platformCanPauseURLSession = true
+#else
+let platformCanPauseURLSession = false
+#endif
