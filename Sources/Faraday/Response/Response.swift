@@ -53,6 +53,8 @@ public final class Response: Sendable {
         var headObservers: [@Sendable (Result<Env, FaradayError>) -> Void] = []
         var finishObservers: [@Sendable (Env) -> Void] = []
         var driver: Task<Void, Never>?
+        /// A consumer is inside ``step(_:)``: pulling from the adapter or running callbacks.
+        var isStepping = false
     }
 
     private let state: Mutex<State>
@@ -213,7 +215,10 @@ public final class Response: Sendable {
         let (task, endsNow) = state.withLock { state -> (Task<Void, Never>?, Bool) in
             switch state.phase {
             case .idle, .ready: return (state.driver, true)
-            case .starting, .streaming, .finished: return (state.driver, false)
+            // A consumer between two pulls may never pull again: end the call here. One inside a
+            // pull ends it itself, once the adapter stops or its callbacks return.
+            case .streaming: return (state.driver, !state.isStepping)
+            case .starting, .finished: return (state.driver, false)
             }
         }
         task?.cancel()
@@ -288,7 +293,17 @@ public final class Response: Sendable {
     /// Pulls and delivers the next completion. Returns `nil` once the call has finished; throws the
     /// error that ended it.
     func step(_ iterator: inout Completions.Iterator) async throws(FaradayError) -> Env? {
-        guard !isFinished else { return nil }
+        let finished = state.withLock { state -> Env? in
+            if case .finished(let env) = state.phase { return env }
+            state.isStepping = true
+            return nil
+        }
+        if let finished {
+            // Ended from outside (cancelled) while this consumer was between pulls.
+            if let error = finished.error { throw error }
+            return nil
+        }
+        defer { state.withLock { $0.isStepping = false } }
         if Task.isCancelled { cancellation.cancel() }
         do {
             try cancellation.check()
