@@ -18,7 +18,8 @@ import Synchronization
 /// ```
 ///
 /// The adapter owns its `HTTPClient`s (one per distinct set of open/read/write timeouts, all on
-/// one event loop group) with redirects and decompression turned off: those are middleware's jobs.
+/// one event loop group) with redirects, decompression and connection retries turned off: those
+/// are middleware's jobs.
 /// Request and response bodies stream with backpressure. Per request it honours
 /// ``RequestOptions/timeout`` (a deadline for the whole call), `openTimeout`, `readTimeout`,
 /// `writeTimeout`, `maxBufferedBodySize` and `streaming`, and cancellation from the ``Response``
@@ -105,6 +106,8 @@ public final class AsyncHTTPClientAdapter: Adapter {
             clientConfiguration.httpVersion = configuration.httpVersion
             clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit =
                 configuration.maximumConnectionsPerHost
+            // A refused or failed connection fails the call at once; retrying is a middleware's job.
+            clientConfiguration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: clientConfiguration)
             state.clients[timeouts] = client
             return client
@@ -150,43 +153,10 @@ public final class AsyncHTTPClientAdapter: Adapter {
             completion.response?.body = head.body.map { Data(buffer: $0, byteTransferStrategy: .noCopy) } ?? Data()
             return .buffered(completion)
         }
-        // Until the stream ends, cancelling the call (even while nobody pulls) stops the transfer.
-        let registration = env.cancellation.onCancel { task.cancel() }
         return .streamed(
             head: completion,
-            frames: ByteStream(BodyParts(delegate: delegate, env: env, task: task, registration: registration)))
-    }
-
-    /// The body parts of a streamed response as `Data`.
-    private struct BodyParts: AsyncSequence, Sendable {
-        let delegate: ResponseDelegate
-        let env: Env
-        let task: HTTPClient.Task<Void>
-        let registration: CancellationToken.Registration?
-
-        struct AsyncIterator: AsyncIteratorProtocol {
-            let parts: BodyParts
-
-            mutating func next() async throws -> Data? {
-                let parts = self.parts
-                do {
-                    let part = try await parts.env.cancellation.withCancellationHandler {
-                        try await parts.delegate.nextPart()
-                    } onCancel: {
-                        parts.task.cancel()
-                    }
-                    guard let part else {
-                        parts.env.cancellation.removeHandler(parts.registration)
-                        return nil
-                    }
-                    return Data(buffer: part, byteTransferStrategy: .noCopy)
-                } catch {
-                    parts.env.cancellation.removeHandler(parts.registration)
-                    throw AsyncHTTPClientAdapter.faradayError(error, request: parts.env.request)
-                }
-            }
-        }
-
-        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(parts: self) }
+            nextFrame: { try await delegate.nextPart().map { Data(buffer: $0, byteTransferStrategy: .noCopy) } },
+            cancelTransfer: { task.cancel() },
+            mapError: { Self.faradayError($0, request: request) })
     }
 }

@@ -101,37 +101,11 @@ public final class URLSessionAdapter: Adapter {
             completion.response?.body = head.body ?? Data()
             return .buffered(completion)
         }
-        let registration = env.cancellation.onCancel { bridge.cancel() }
-        return .streamed(head: completion, frames: ByteStream(BodyParts(bridge: bridge, env: env, registration: registration)))
-    }
-
-    /// The body parts of a streamed response.
-    private struct BodyParts: AsyncSequence, Sendable {
-        let bridge: URLSessionTaskBridge
-        let env: Env
-        let registration: CancellationToken.Registration?
-
-        struct AsyncIterator: AsyncIteratorProtocol {
-            let parts: BodyParts
-
-            mutating func next() async throws -> Data? {
-                let parts = self.parts
-                do {
-                    let part = try await parts.env.cancellation.withCancellationHandler {
-                        try await parts.bridge.nextPart()
-                    } onCancel: {
-                        parts.bridge.cancel()
-                    }
-                    if part == nil { parts.env.cancellation.removeHandler(parts.registration) }
-                    return part
-                } catch {
-                    parts.env.cancellation.removeHandler(parts.registration)
-                    throw URLSessionAdapter.faradayError(error, request: parts.env.request)
-                }
-            }
-        }
-
-        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(parts: self) }
+        return .streamed(
+            head: completion,
+            nextFrame: { try await bridge.nextPart() },
+            cancelTransfer: { bridge.cancel() },
+            mapError: { Self.faradayError($0, request: request) })
     }
 
     /// Writes a streamed request body to a temporary file, for URLSession to upload from.
