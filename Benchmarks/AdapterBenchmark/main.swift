@@ -37,11 +37,11 @@ struct Runner {
             let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             return Runner(
                 get: { path in
-                    let response = try await http.execute(HTTPClientRequest(url: base.absoluteString + path), timeout: .seconds(30))
+                    let response = try await http.execute(HTTPClientRequest(url: base.absoluteString + "/" + path), timeout: .seconds(30))
                     return try await response.body.collect(upTo: 1 << 26).readableBytes
                 },
                 stream: { path in
-                    let response = try await http.execute(HTTPClientRequest(url: base.absoluteString + path), timeout: .seconds(600))
+                    let response = try await http.execute(HTTPClientRequest(url: base.absoluteString + "/" + path), timeout: .seconds(600))
                     var total = 0
                     for try await part in response.body { total += part.readableBytes }
                     return total
@@ -51,7 +51,8 @@ struct Runner {
             let session = URLSession(configuration: .ephemeral)
             return Runner(
                 get: { path in
-                    let (data, _) = try await session.data(from: base.appendingPathComponent(path))
+                    guard let url = URL(string: base.absoluteString + "/" + path) else { throw BenchmarkError.unsupported }
+                    let (data, _) = try await session.data(from: url)
                     return data.count
                 },
                 stream: { _ in throw BenchmarkError.unsupported },

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Faraday
 import NIOCore
-import NIOFoundationCompat
 import NIOPosix
 import NIOHTTP1
 import NIOSSL

@@ -2,8 +2,6 @@ import AsyncHTTPClient
 import Faraday
 import Foundation
 import NIOCore
-import NIOFoundationCompat
-import NIOPosix
 import NIOHTTP1
 import Synchronization
 
