@@ -31,6 +31,9 @@ public struct FaradayError: Error, Sendable, CustomStringConvertible {
     public var response: ResponseData?
     /// The lower-level error, when this one wraps another (a `URLError`, a `DecodingError`, …).
     public var underlying: (any Error)?
+    /// The code and message of the JSON error document in the response body, when ``RaiseError``
+    /// found one.
+    public var document: ErrorDocument?
 
     /// Creates an error.
     public init(

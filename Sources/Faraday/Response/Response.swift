@@ -134,15 +134,17 @@ public final class Response: Sendable {
 
     /// Decodes the final body as JSON into `type`.
     ///
+    /// - Parameter decoder: the decoder; by default the one ``DecodeJSON`` was configured with, or a
+    ///   plain `JSONDecoder` when the stack has none.
     /// - Throws: the call's error, or ``FaradayError/Code/parsingFailed`` carrying the response and
     ///   the `DecodingError` (with its coding path).
     public func decode<Value: Decodable>(
         _ type: Value.Type,
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder? = nil
     ) async throws(FaradayError) -> Value {
         let env = try await value
         do {
-            return try decoder.decode(type, from: env.body)
+            return try (decoder ?? env.jsonDecoder).decode(type, from: env.body)
         } catch {
             throw FaradayError(
                 .parsingFailed,

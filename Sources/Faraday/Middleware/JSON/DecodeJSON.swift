@@ -1,0 +1,72 @@
+import Foundation
+
+/// Asks for JSON and decodes JSON responses into ``Env/json``, keeping the raw bytes.
+///
+/// It adds `application/json` to `Accept`, and decodes a completion when its content type is
+/// `application/json` or `application/*+json` (or one of ``Handler/contentTypes``), except for 204,
+/// 205 and 304 responses, HEAD requests and empty bodies. On a streamed response it decodes each
+/// frame. The raw body stays in `env.response.body`; ``Response/decode(_:decoder:)`` uses this
+/// handler's decoder.
+///
+/// A malformed body fails the call with ``FaradayError/Code/parsingFailed``; the error carries the
+/// response (and so the body) and the decoder's description of where parsing stopped.
+public struct DecodeJSON: Middleware {
+    /// The app below.
+    public let app: any App
+    /// The handler's settings.
+    public let handler: Handler
+
+    /// Builds ``DecodeJSON``.
+    public struct Handler: Faraday.Handler {
+        /// The decoder for ``Env/json`` and for `response.decode(_:)`.
+        public var decoder: JSONDecoder
+        /// Extra media types to decode, besides `application/json` and `application/*+json`.
+        public var contentTypes: [String]
+
+        /// Creates the handler.
+        public init(decoder: JSONDecoder = JSONDecoder(), contentTypes: [String] = []) {
+            self.decoder = decoder
+            self.contentTypes = contentTypes
+        }
+
+        public func build(app: any App) -> any App { DecodeJSON(app: app, handler: self) }
+
+        func decodes(_ mediaType: String?) -> Bool {
+            guard let mediaType else { return false }
+            if mediaType == "application/json" || contentTypes.contains(mediaType) { return true }
+            return mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")
+        }
+    }
+
+    public func onRequest(_ env: inout Env) async throws {
+        env.request.headers.accepts(contentTypes: ["application/json"])
+    }
+
+    public func onComplete(_ env: inout Env) throws {
+        env[JSONDecoderKey.self] = handler.decoder
+        guard let response = env.response, !response.body.isEmpty, env.request.method != .head,
+            ![204, 205, 304].contains(response.status.code), handler.decodes(response.headers.contentType)
+        else { return }
+        do {
+            env[DecodedJSONKey.self] = try handler.decoder.decode(JSON.self, from: response.body)
+        } catch {
+            throw FaradayError(
+                .parsingFailed, "The response body is not valid JSON: \(error)",
+                method: env.request.method, url: env.request.url, response: response, underlying: error)
+        }
+    }
+}
+
+/// Where ``DecodeJSON`` puts the decoded body.
+enum DecodedJSONKey: EnvKey { typealias Value = JSON }
+
+/// The decoder that ``DecodeJSON`` was configured with, for `response.decode(_:)`.
+enum JSONDecoderKey: EnvKey { typealias Value = JSONDecoder }
+
+extension Env {
+    /// The JSON that ``DecodeJSON`` decoded from this completion's body, if any.
+    public var json: JSON? { self[DecodedJSONKey.self] }
+
+    /// The JSON decoder configured on the stack (by ``DecodeJSON``), or a default one.
+    public var jsonDecoder: JSONDecoder { self[JSONDecoderKey.self] ?? JSONDecoder() }
+}

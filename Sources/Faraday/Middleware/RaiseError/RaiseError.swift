@@ -1,0 +1,91 @@
+import Foundation
+
+/// Turns 4xx and 5xx responses into ``FaradayError``s.
+///
+/// The error's ``FaradayError/code`` names the status (`.unauthorized`, `.resourceNotFound`,
+/// `.tooManyRequests`… `.clientError` for other 4xx, `.serverError` for 5xx) and it carries the
+/// request's method and URL, the response (status, headers, raw body), and the error code and
+/// message when the body is a JSON error document (``FaradayError/ErrorDocument``).
+///
+/// Place it below a retry middleware so that retries see the errors. On a streamed response it
+/// raises on the first completion, before any frame reaches the user.
+public struct RaiseError: Middleware {
+    /// The app below.
+    public let app: any App
+    /// The handler's settings.
+    public let handler: Handler
+
+    /// Builds ``RaiseError``.
+    public struct Handler: Faraday.Handler {
+        /// Status codes of 400 and above that are not errors for this connection.
+        public var allowedStatuses: Set<Int>
+
+        /// Creates the handler.
+        public init(allowedStatuses: Set<Int> = []) {
+            self.allowedStatuses = allowedStatuses
+        }
+
+        public func build(app: any App) -> any App { RaiseError(app: app, handler: self) }
+    }
+
+    public func onComplete(_ env: inout Env) throws {
+        guard let response = env.response, !handler.allowedStatuses.contains(response.status.code),
+            let code = FaradayError.Code.forStatus(response.status)
+        else { return }
+        var error = FaradayError(
+            code, "The server answered \(response.status.code) \(response.status.reasonPhrase).",
+            method: env.request.method, url: env.request.url, response: response)
+        error.document = FaradayError.ErrorDocument(parsing: response.body)
+        if let message = error.document?.message { error.message += " " + message }
+        throw error
+    }
+}
+
+extension FaradayError {
+    /// The code and message of a JSON error document in a response body.
+    ///
+    /// Recognised shapes: `{"error": "…"}`, `{"error": {"code": …, "message": "…"}}`,
+    /// `{"code": …, "message": "…"}`, `{"errors": [{"code": …, "message": "…"}]}`, and RFC 9457
+    /// problem details (`type`, `title`, `detail`).
+    public struct ErrorDocument: Sendable, Hashable {
+        /// The error code, as text.
+        public var code: String?
+        /// The human-readable message.
+        public var message: String?
+
+        /// Creates a document.
+        public init(code: String?, message: String?) {
+            self.code = code
+            self.message = message
+        }
+
+        /// Reads a JSON error document, or `nil` when `body` is not one.
+        public init?(parsing body: Data) {
+            guard !body.isEmpty, let json = try? JSONDecoder().decode(JSON.self, from: body), json.object != nil else {
+                return nil
+            }
+            let source: JSON
+            if let nested = json["error"], nested.object != nil {
+                source = nested
+            } else if let first = json["errors"]?[0], first.object != nil {
+                source = first
+            } else {
+                source = json
+            }
+            let message = source["message"]?.string ?? json["error"]?.string ?? json["detail"]?.string
+                ?? json["title"]?.string ?? json["error_description"]?.string
+            let code = Self.text(source["code"]) ?? json["type"]?.string
+            guard message != nil || code != nil else { return nil }
+            self.init(code: code, message: message)
+        }
+
+        private static func text(_ value: JSON?) -> String? {
+            switch value {
+            case .string(let text)?: text
+            case .int(let number)?: "\(number)"
+            case .double(let number)?: "\(number)"
+            default: nil
+            }
+        }
+    }
+}

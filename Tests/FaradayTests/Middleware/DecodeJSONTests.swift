@@ -1,0 +1,75 @@
+import Faraday
+import Foundation
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct DecodeJSONTests {
+    private func connection(_ stubs: TestAdapter, _ handler: DecodeJSON.Handler = DecodeJSON.Handler()) throws -> Connection {
+        try makeConnection([handler], adapter: stubs)
+    }
+
+    @Test func asksForJSONAndDecodesMatchingResponses() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/user") { env, _ in
+            #expect(env.request.headers[.accept] == "application/json")
+            return StubResponse(headers: [.contentType: "application/json; charset=utf-8"], body: #"{"id":7}"#)
+        }
+        stubs.get("/v1/problem") { _, _ in
+            StubResponse(headers: [.contentType: "application/problem+json"], body: #"{"title":"x"}"#)
+        }
+        let connection = try connection(stubs)
+        let env = try await connection.get("user").value
+        #expect(env.json?["id"]?.int == 7)
+        #expect(env.response?.text == #"{"id":7}"#)
+        #expect(try await connection.get("problem").value.json?["title"]?.string == "x")
+    }
+
+    @Test func skipsOtherTypesEmptyBodiesAndBodilessStatuses() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/text") { _, _ in StubResponse(headers: [.contentType: "text/plain"], body: "{not json") }
+        stubs.get("/v1/empty") { _, _ in StubResponse(headers: [.contentType: "application/json"]) }
+        stubs.get("/v1/nocontent") { _, _ in StubResponse(status: .noContent, headers: [.contentType: "application/json"], body: "x") }
+        stubs.stub(.head, .path("/v1/head"), response: StubResponse(headers: [.contentType: "application/json"], body: "x"))
+        let connection = try connection(stubs)
+        #expect(try await connection.get("text").value.json == nil)
+        #expect(try await connection.get("empty").value.json == nil)
+        #expect(try await connection.get("nocontent").value.json == nil)
+        #expect(try await connection.head("head").value.json == nil)
+    }
+
+    @Test func aMalformedBodyIsAParsingErrorCarryingTheBody() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/bad") { _, _ in StubResponse(headers: [.contentType: "application/json"], body: #"{"id": 1,"#) }
+        await #expect {
+            try await connection(stubs).get("bad").value
+        } throws: { error in
+            guard let error = error as? FaradayError else { return false }
+            return error.code == .parsingFailed && error.response?.text == #"{"id": 1,"#
+        }
+    }
+
+    @Test func decodeUsesTheConfiguredDecoder() async throws {
+        struct Event: Decodable, Equatable { let startedAt: Date }
+        let stubs = TestAdapter()
+        stubs.get("/v1/event") { _, _ in
+            StubResponse(headers: [.contentType: "application/json"], body: #"{"started_at":"2026-11-22T00:00:00Z"}"#)
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .iso8601
+        let event = try await connection(stubs, DecodeJSON.Handler(decoder: decoder)).get("event").decode(Event.self)
+        #expect(event.startedAt == Date(timeIntervalSince1970: 1_795_305_600))
+    }
+
+    @Test func decodesEachFrameOfAStream() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/beats") { _, _ in
+            StubResponse(headers: [.contentType: "application/json"], chunks: (1...3).map { Data(#"{"count":\#($0)}"#.utf8) })
+        }
+        var counts: [Int] = []
+        for try await env in try connection(stubs).get("beats", configure: { $0.options.streaming = .chunks }).completions
+        where !env.isFinal {
+            counts.append(env.json?["count"]?.int ?? -1)
+        }
+        #expect(counts == [1, 2, 3])
+    }
+}

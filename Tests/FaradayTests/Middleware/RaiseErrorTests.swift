@@ -1,0 +1,71 @@
+import Faraday
+import Foundation
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct RaiseErrorTests {
+    @Test(arguments: [
+        (400, FaradayError.Code.badRequest), (401, .unauthorized), (404, .resourceNotFound), (422, .unprocessableEntity),
+        (429, .tooManyRequests), (418, .clientError), (500, .serverError), (503, .serverError),
+    ])
+    func statusesBecomeNamedErrors(_ status: Int, _ code: FaradayError.Code) async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/x") { _, _ in StubResponse(status: .init(code: status), headers: [.retryAfter: "5"], body: "nope") }
+        await #expect {
+            try await makeConnection([RaiseError.Handler()], adapter: stubs).get("x").value
+        } throws: { error in
+            guard let error = error as? FaradayError else { return false }
+            return error.code == code && error.status?.code == status && error.method == .get
+                && error.url?.absoluteString == "https://api.example.com/v1/x" && error.response?.text == "nope"
+                && error.response?.headers[.retryAfter] == "5"
+        }
+    }
+
+    @Test func successAndAllowedStatusesPass() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/ok") { _, _ in StubResponse(status: .ok) }
+        stubs.get("/v1/gone") { _, _ in StubResponse(status: .notFound) }
+        let connection = try makeConnection([RaiseError.Handler(allowedStatuses: [404])], adapter: stubs)
+        #expect(try await connection.get("ok").value.status == .ok)
+        #expect(try await connection.get("gone").value.status == .notFound)
+    }
+
+    @Test(arguments: [
+        (#"{"error":"invalid token"}"#, nil as String?, "invalid token" as String?),
+        (#"{"error":{"code":"E42","message":"quota"}}"#, "E42", "quota"),
+        (#"{"code":17,"message":"bad field"}"#, "17", "bad field"),
+        (#"{"errors":[{"code":"first","message":"one"},{"code":"second"}]}"#, "first", "one"),
+        (#"{"type":"https://example.com/out-of-credit","title":"Out of credit","detail":"Balance 30"}"#,
+         "https://example.com/out-of-credit", "Balance 30"),
+    ])
+    func jsonErrorDocumentsAreParsed(_ body: String, _ code: String?, _ message: String?) async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/x") { _, _ in StubResponse(status: .unprocessableContent, headers: [.contentType: "application/json"], body: body) }
+        do {
+            _ = try await makeConnection([RaiseError.Handler()], adapter: stubs).get("x").value
+            Issue.record("expected an error")
+        } catch let error as FaradayError {
+            #expect(error.document?.code == code)
+            #expect(error.document?.message == message)
+        }
+    }
+
+    @Test(arguments: ["", "not json", "[1,2]", #"{"unrelated":true}"#, "{\"error\":"])
+    func otherBodiesHaveNoDocument(_ body: String) {
+        #expect(FaradayError.ErrorDocument(parsing: Data(body.utf8)) == nil)
+    }
+
+    @Test func aStreamedErrorIsRaisedBeforeAnyFrameReachesTheUser() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/s") { _, _ in StubResponse(status: .serviceUnavailable, chunks: [Data("a".utf8)]) }
+        var frames = 0
+        await #expect {
+            for try await _ in try makeConnection([RaiseError.Handler()], adapter: stubs)
+                .get("s", configure: { $0.options.streaming = .chunks }).completions {
+                frames += 1
+            }
+        } throws: { error in
+            (error as? FaradayError)?.code == .serverError
+        }
+        #expect(frames == 0)
+    }
+}
