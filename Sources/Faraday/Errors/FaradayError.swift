@@ -55,6 +55,15 @@ public struct FaradayError: Error, Sendable, CustomStringConvertible {
     /// The response status, when the error carries a response.
     public var status: HTTPResponse.Status? { response?.status }
 
+    /// The response body as UTF-8 text, when there is one and it is valid UTF-8.
+    public var bodyText: String? { response?.text }
+
+    /// The response body as JSON, when there is one and it parses.
+    public var bodyJSON: JSON? {
+        guard let body = response?.body, !body.isEmpty else { return nil }
+        return try? JSONDecoder().decode(JSON.self, from: body)
+    }
+
     /// `true` for every kind of timeout: connect, read, write and whole call.
     public var isTimeout: Bool {
         code == .connectTimeout || code == .readTimeout || code == .writeTimeout || code == .callTimeout

@@ -46,6 +46,8 @@ import Testing
         } catch let error as FaradayError {
             #expect(error.document?.code == code)
             #expect(error.document?.message == message)
+            #expect(error.bodyText == body)
+            #expect(error.bodyJSON != nil)
         }
     }
 
