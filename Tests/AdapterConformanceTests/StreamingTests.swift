@@ -33,7 +33,13 @@ extension AdapterConformance {
             var received = 0
             var peak = before
             var patternHolds = true
-            for try await env in connection.get("bytes/\(total)", configure: { $0.options.streaming = .chunks }).completions {
+            // URLSession on Linux cannot pause a transfer; give its queue room for a consumer that
+            // falls behind for a moment on a loaded machine (still well under the bound below).
+            let response = connection.get("bytes/\(total)") {
+                $0.options.streaming = .chunks
+                $0.options.maxBufferedBodySize = 128 << 20
+            }
+            for try await env in response.completions {
                 let body = env.body
                 if let first = body.first, first != UInt8(received % 251) { patternHolds = false }
                 received += body.count
