@@ -192,9 +192,7 @@ public final class Response: Sendable {
         }
         ensureDriver()
         if let timeout {
-            let (seconds, attoseconds) = timeout.components
-            let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
-            if done.wait(timeout: .now() + .nanoseconds(max(0, nanoseconds))) == .timedOut {
+            if done.wait(timeout: .now() + max(0, timeout.timeInterval)) == .timedOut {
                 cancel()
                 throw FaradayError(
                     .callTimeout, "The call did not finish within \(timeout).",

@@ -55,7 +55,7 @@ public final class URLSessionAdapter: Adapter {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         // The bridge enforces the read timeout; URLSession's own one only as a backstop.
-        if let readTimeout = options.readTimeout { urlRequest.timeoutInterval = max(60, Self.seconds(readTimeout) + 1) }
+        if let readTimeout = options.readTimeout { urlRequest.timeoutInterval = max(60, readTimeout.timeInterval + 1) }
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName) }
 
         let streams = options.streaming != nil
@@ -73,7 +73,7 @@ public final class URLSessionAdapter: Adapter {
         bridge.attach(task)
         delegate.register(bridge, for: task)
         if let timeout = options.timeout {
-            DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(timeout)) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) {
                 bridge.fail(FaradayError(.callTimeout, "The call did not finish within \(timeout).", method: request.method, url: request.url))
             }
         }
@@ -124,11 +124,6 @@ public final class URLSessionAdapter: Adapter {
             try? FileManager.default.removeItem(at: file)
             throw FaradayError.wrapping(error, request: request)
         }
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
     private static func status(_ response: HTTPURLResponse) -> HTTPResponse.Status {

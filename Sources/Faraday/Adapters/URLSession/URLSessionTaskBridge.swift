@@ -56,7 +56,7 @@ final class URLSessionTaskBridge: Sendable {
     /// URLSession's own `timeoutInterval` is not precise below a second on Linux, so the bridge
     /// keeps its own idle timer; the time a slow consumer keeps the task suspended does not count.
     func startIdleTimer(_ timeout: Duration, error: FaradayError) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + URLSessionAdapter.seconds(timeout)) { [weak self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) { [weak self] in
             guard let self else { return }
             let now = ContinuousClock.now
             let remaining = self.state.withLock { state -> Duration? in
