@@ -10,6 +10,9 @@ enum Next { case keepAlive, close }
 /// - `/echo` (any method): JSON with the method, URI, path, query, headers in order, body and its length.
 /// - `/echo/body`: the request body back, verbatim.
 /// - `/upload`: counts a streamed body without keeping it: `{"bytes":N,"fnv1a":H}`.
+/// - `/multipart`: reads a `multipart/form-data` body as it streams and answers a summary of its
+///   parts (headers, name, filename, length, whether the bytes follow the `/bytes` pattern, and
+///   the content of parts up to 1 MiB); 400 with the same summary when the body is malformed.
 /// - `/status/CODE`: that status (no body for 1xx, 204 and 304).
 /// - `/delay/MS`: answers "ok" after MS milliseconds.
 /// - `/headers`: multi-valued and case-variant response headers.
@@ -30,6 +33,11 @@ enum Routes {
             try await writer.respond(
                 200, headers: [("content-type", "application/json")],
                 text: #"{"bytes":\#(request.bodyLength),"fnv1a":"\#(String(request.bodyHash, radix: 16))"}"#)
+        case ("multipart", nil):
+            let summary = request.multipart ?? MultipartReader.Summary(error: "not a multipart/form-data request with a boundary")
+            try await writer.respond(
+                summary.error == nil ? 200 : 400, headers: [("content-type", "application/json")],
+                body: ByteBuffer(bytes: try JSONEncoder().encode(summary)))
         case ("status", let code?):
             let status = Int(code) ?? 400
             if status == 204 || status == 304 || (100..<200).contains(status) {
@@ -110,6 +118,9 @@ enum Routes {
         for index in 0..<(251 * 261) { buffer.writeInteger(UInt8(index % 251)) }
         return buffer
     }()
+
+    /// ``patternBlock`` as `Data`.
+    static let patternBytes = Data(patternBlock.readableBytesView)
 
     private static func bytes(_ count: Int, withLength: Bool, _ writer: ResponseWriter) async throws {
         try await writer.head(

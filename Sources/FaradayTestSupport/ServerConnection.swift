@@ -36,6 +36,8 @@ struct ServerRequest: Sendable {
     /// How many body bytes arrived, and (for `/upload`) their FNV-1a hash.
     let bodyLength: Int
     let bodyHash: UInt64
+    /// For `/multipart`: the parts, read as the body streamed in.
+    let multipart: MultipartReader.Summary?
 
     func int(_ name: String, default value: Int) -> Int { query[name].flatMap(Int.init) ?? value }
 
@@ -47,7 +49,8 @@ struct ServerRequest: Sendable {
         var query: [String: String] = [:]
         for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
         let path = components?.path ?? head.uri
-        let keepsBody = path != "/upload"
+        var multipart = path == "/multipart" ? multipartReader(for: head) : nil
+        let keepsBody = path != "/upload" && path != "/multipart"
         var body = ByteBuffer()
         var length = 0
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -56,7 +59,9 @@ struct ServerRequest: Sendable {
             case .head: throw ServerError.unexpectedPart
             case .body(let chunk):
                 length += chunk.readableBytes
-                if !keepsBody {
+                if multipart != nil {
+                    multipart?.consume(Data(chunk.readableBytesView))
+                } else if !keepsBody {
                     chunk.withUnsafeReadableBytes { bytes in
                         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
                     }
@@ -69,11 +74,22 @@ struct ServerRequest: Sendable {
                 }
             case .end:
                 return ServerRequest(
-                    head: head, path: path, query: query, body: body, bodyLength: length, bodyHash: hash)
+                    head: head, path: path, query: query, body: body, bodyLength: length, bodyHash: hash,
+                    multipart: multipart?.finish())
             }
         }
         throw ServerError.unexpectedPart
     }
+}
+
+/// A reader for a request whose content type is `multipart/…` with a boundary.
+private func multipartReader(for head: HTTPRequestHead) -> MultipartReader? {
+    guard let contentType = head.headers.first(name: "content-type"), contentType.lowercased().hasPrefix("multipart/"),
+        let range = contentType.range(of: "boundary=", options: .caseInsensitive)
+    else { return nil }
+    var boundary = contentType[range.upperBound...].prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
+    if boundary.count >= 2, boundary.hasPrefix("\""), boundary.hasSuffix("\"") { boundary = String(boundary.dropFirst().dropLast()) }
+    return boundary.isEmpty ? nil : MultipartReader(boundary: boundary)
 }
 
 enum ServerError: Error {

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Encodes a ``MultipartForm`` request body as `multipart/form-data`. Other bodies pass through.
+///
+/// ```swift
+/// builder.use(Multipart.Handler())
+/// connection.post("uploads", body: .multipart([
+///     .text("description", "Q3 report"),
+///     .file("report", at: reportURL, contentType: "application/pdf"),
+/// ]))
+/// ```
+///
+/// The content type is `multipart/form-data; boundary=…`; when the request already names a
+/// multipart media type (`multipart/related`…), that type is kept and the boundary added.
+/// Files stream from disk as the body is sent, and the body can be replayed by retries and
+/// redirects.
+public struct Multipart: Middleware {
+    /// The app below.
+    public let app: any App
+    /// The handler's settings.
+    public let handler: Handler
+
+    /// Builds ``Multipart``.
+    public struct Handler: Faraday.Handler {
+        /// Creates the handler.
+        public init() {}
+
+        public func build(app: any App) -> any App { Multipart(app: app, handler: self) }
+    }
+
+    public func onRequest(_ env: inout Env) async throws {
+        guard let form = env.request.body.value as? MultipartForm else { return }
+        do {
+            env.request.body = try form.encoded()
+        } catch {
+            throw error.attaching(env.request)
+        }
+        let mediaType = env.request.headers.contentType.flatMap { $0.hasPrefix("multipart/") ? $0 : nil }
+        env.request.headers.setContentType(mediaType ?? "multipart/form-data", parameters: ["boundary": form.boundary])
+    }
+}
+
+extension RequestBody {
+    /// A multipart form body, for ``Multipart`` to encode.
+    public static func multipart(_ form: MultipartForm) -> RequestBody { .value(form) }
+}
