@@ -8,7 +8,7 @@ extension FaradayError {
             case bodyNotReplayable, bodyTooLarge
             case stackLocked, noAdapter, unsupportedOption, noStubMatched
             case connectionFailed, connectTimeout, readTimeout, writeTimeout, callTimeout
-            case tlsFailure, cancelled, invalidResponse, parsingFailed
+            case tlsFailure, cancelled, invalidResponse, parsingFailed, unacceptableContentType
             case badRequest, unauthorized, forbidden, resourceNotFound, proxyAuthenticationRequired
             case requestTimeout, conflict, unprocessableEntity, tooManyRequests
             case clientError, serverError, nilStatus, unknown
@@ -62,6 +62,8 @@ extension FaradayError {
         public static let invalidResponse = Code(.invalidResponse)
         /// A response body could not be parsed; ``FaradayError/response`` holds the body.
         public static let parsingFailed = Code(.parsingFailed)
+        /// The response's content type is not one the request accepts (``ValidateContentType``).
+        public static let unacceptableContentType = Code(.unacceptableContentType)
 
         // MARK: HTTP status errors
 

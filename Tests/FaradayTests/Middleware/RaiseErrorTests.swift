@@ -51,6 +51,26 @@ import Testing
         }
     }
 
+    @Test func aProblemDetailsBodySurfacesItsTitleAndDetail() async throws {
+        let stubs = TestAdapter()
+        stubs.post("/v1/orders") { _, _ in
+            StubResponse(
+                status: .unprocessableContent, headers: [.contentType: "application/problem+json"],
+                body: #"{"type":"https://example.com/probs/out-of-stock","title":"Out of stock","status":422,"detail":"Item 42 is sold out","instance":"/orders/7"}"#)
+        }
+        do {
+            _ = try await makeConnection([RaiseError.Handler()], adapter: stubs).post("orders").value
+            Issue.record("expected an error")
+        } catch let error as FaradayError {
+            #expect(error.code == .unprocessableEntity)
+            #expect(error.document?.title == "Out of stock")
+            #expect(error.document?.detail == "Item 42 is sold out")
+            #expect(error.document?.code == "https://example.com/probs/out-of-stock")
+            #expect(error.message == "The server answered 422 Unprocessable Content. Out of stock: Item 42 is sold out")
+            #expect(error.bodyJSON?["instance"]?.string == "/orders/7")
+        }
+    }
+
     @Test(arguments: ["", "not json", "[1,2]", #"{"unrelated":true}"#, "{\"error\":"])
     func otherBodiesHaveNoDocument(_ body: String) {
         #expect(FaradayError.ErrorDocument(parsing: Data(body.utf8)) == nil)

@@ -36,7 +36,10 @@ public struct RaiseError: Middleware {
             code, "The server answered \(response.status.code) \(response.status.reasonPhrase).",
             method: env.request.method, url: env.request.url, response: response)
         error.document = FaradayError.ErrorDocument(parsing: response.body)
-        if let message = error.document?.message { error.message += " " + message }
+        if let document = error.document {
+            let parts = document.title.map { [$0, document.detail].compactMap { $0 } } ?? [document.message].compactMap { $0 }
+            if !parts.isEmpty { error.message += " " + parts.joined(separator: ": ") }
+        }
         throw error
     }
 }
@@ -50,13 +53,19 @@ extension FaradayError {
     public struct ErrorDocument: Sendable, Hashable {
         /// The error code, as text.
         public var code: String?
-        /// The human-readable message.
+        /// The human-readable message (for problem details, the `detail`, else the `title`).
         public var message: String?
+        /// A problem-details `title`: the short summary of the problem type.
+        public var title: String?
+        /// A problem-details `detail`: what went wrong this time.
+        public var detail: String?
 
         /// Creates a document.
-        public init(code: String?, message: String?) {
+        public init(code: String?, message: String?, title: String? = nil, detail: String? = nil) {
             self.code = code
             self.message = message
+            self.title = title
+            self.detail = detail
         }
 
         /// Reads a JSON error document, or `nil` when `body` is not one.
@@ -76,7 +85,7 @@ extension FaradayError {
                 ?? json["title"]?.string ?? json["error_description"]?.string
             let code = Self.text(source["code"]) ?? json["type"]?.string
             guard message != nil || code != nil else { return nil }
-            self.init(code: code, message: message)
+            self.init(code: code, message: message, title: json["title"]?.string, detail: json["detail"]?.string)
         }
 
         private static func text(_ value: JSON?) -> String? {
