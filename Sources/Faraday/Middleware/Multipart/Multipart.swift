@@ -29,14 +29,22 @@ public struct Multipart: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        guard let form = env.request.body.value as? MultipartForm else { return }
+        try env.request.encodeMultipartForm()
+    }
+}
+
+extension Request {
+    /// Encodes a ``MultipartForm`` body and sets the content type with its boundary; does
+    /// nothing for other bodies.
+    mutating func encodeMultipartForm() throws(FaradayError) {
+        guard let form = body.value as? MultipartForm else { return }
         do {
-            env.request.body = try form.encoded()
+            body = try form.encoded()
         } catch {
-            throw error.attaching(env.request)
+            throw error.attaching(self)
         }
-        let mediaType = env.request.headers.contentType.flatMap { $0.hasPrefix("multipart/") ? $0 : nil }
-        env.request.headers.setContentType(mediaType ?? "multipart/form-data", parameters: ["boundary": form.boundary])
+        let mediaType = headers.contentType.flatMap { $0.hasPrefix("multipart/") ? $0 : nil }
+        headers.setContentType(mediaType ?? "multipart/form-data", parameters: ["boundary": form.boundary])
     }
 }
 

@@ -29,18 +29,26 @@ public struct RaiseError: Middleware {
     }
 
     public func onComplete(_ env: inout Env) throws {
-        guard let response = env.response, !handler.allowedStatuses.contains(response.status.code),
-            let code = FaradayError.Code.forStatus(response.status)
-        else { return }
+        if let error = FaradayError.statusError(for: env, allowing: handler.allowedStatuses) { throw error }
+    }
+}
+
+extension FaradayError {
+    /// The error for a 4xx or 5xx response, with its JSON error document, or `nil` for other
+    /// statuses and for those in `allowed`.
+    static func statusError(for env: Env, allowing allowed: Set<Int> = []) -> FaradayError? {
+        guard let response = env.response, !allowed.contains(response.status.code),
+            let code = Code.forStatus(response.status)
+        else { return nil }
         var error = FaradayError(
             code, "The server answered \(response.status.code) \(response.status.reasonPhrase).",
             method: env.request.method, url: env.request.url, response: response)
-        error.document = FaradayError.ErrorDocument(parsing: response.body)
+        error.document = ErrorDocument(parsing: response.body)
         if let document = error.document {
             let parts = document.title.map { [$0, document.detail].compactMap { $0 } } ?? [document.message].compactMap { $0 }
             if !parts.isEmpty { error.message += " " + parts.joined(separator: ": ") }
         }
-        throw error
+        return error
     }
 }
 
