@@ -158,10 +158,10 @@ import Testing
         (AuthenticationProvider.bearer("t0k"), "Bearer t0k"),
         (.basic(login: "ada", password: "pässword"), "Basic " + Data("ada:pässword".utf8).base64EncodedString()),
         (.token("abc", options: ["scope": "read"]), #"Token token="abc", scope="read""#),
-        (.custom { headers in
+        (.custom { request in
             try await Task.sleep(for: .milliseconds(1))
-            headers[.authorization] = "Signed 42"
-        }, "Signed 42"),
+            request.headers[.authorization] = "Signed \(request.url.path)"
+        }, "Signed /v1/me"),
     ])
     func authenticationProvidersSetTheHeader(_ provider: AuthenticationProvider, _ expected: String) async throws {
         let stubs = TestAdapter()

@@ -190,6 +190,45 @@ public final class Connection: Sendable {
         body: RequestBody = .empty,
         configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
+        var request = Request(method: method, url: URL(filePath: "/"))
+        do {
+            request = try makeRequest(method: method, path, resolution: resolution, params: params, headers: headers, body: body)
+            try configure?(&request)
+        } catch {
+            return Response(request: request, failure: FaradayError.wrapping(error, request: request))
+        }
+        return run(request)
+    }
+
+    /// Sends a request you built (with ``makeRequest(method:_:resolution:params:headers:body:)`` or
+    /// by hand) through the stack, and returns its handle. The connection's defaults are not
+    /// applied again.
+    public func run(_ request: Request) -> Response {
+        let app: any App
+        do {
+            app = try self.app()
+        } catch {
+            return Response(request: request, failure: error)
+        }
+        let cancellation = CancellationToken()
+        let env = Env(request: request, cancellation: cancellation)
+        return Response(request: request, cancellation: cancellation) {
+            try await app.call(env)
+        }
+    }
+
+    /// Builds a request from the connection's defaults (URL, headers, params, options) and a
+    /// path, as the verbs do, without sending it.
+    ///
+    /// - Throws: ``FaradayError/Code/invalidURL`` when the URL cannot be built.
+    public func makeRequest(
+        method: HTTPRequest.Method,
+        _ path: String = "",
+        resolution: PathResolution = .underBasePath,
+        params: Params = Params(),
+        headers: HTTPFields = HTTPFields(),
+        body: RequestBody = .empty
+    ) throws(FaradayError) -> Request {
         let defaults = defaults.withLock { $0 }
         var request = Request(
             method: method,
@@ -207,21 +246,10 @@ public final class Connection: Sendable {
                 let fromPath = try request.options.paramsEncoder.decode(pathQuery ?? "")
                 request.params = defaults.params.merging(fromPath).merging(params)
             }
-            try configure?(&request)
         } catch {
-            return Response(request: request, failure: FaradayError.wrapping(error, request: request))
+            throw FaradayError.wrapping(error, request: request)
         }
-        let app: any App
-        do {
-            app = try self.app()
-        } catch {
-            return Response(request: request, failure: error)
-        }
-        let cancellation = CancellationToken()
-        let env = Env(request: request, cancellation: cancellation)
-        return Response(request: request, cancellation: cancellation) {
-            try await app.call(env)
-        }
+        return request
     }
 
     /// Starts a request whose method is given as a string token (`"PURGE"`).

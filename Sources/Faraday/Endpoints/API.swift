@@ -115,22 +115,18 @@ public struct API: Sendable {
     /// Starts an endpoint's call and returns the response handle, for streaming, callbacks or
     /// the raw env; the decoder is not applied.
     public func response<Resource>(for endpoint: Endpoint<Resource>) async throws(FaradayError) -> Response {
-        var headers = endpoint.headers
-        if let authentication = endpoint.authentication {
-            do {
-                try await authentication.authenticate(&headers)
-            } catch {
-                var wrapped = FaradayError.wrapping(error)
-                if !(error is FaradayError) && wrapped.code == .unknown { wrapped.message = "The authentication provider failed: \(error)" }
-                wrapped.method = endpoint.method
-                throw wrapped
-            }
-        }
-        return connection.run(method: endpoint.method, endpoint.path, params: endpoint.query, headers: headers) { request in
-            try endpoint.body?.encode(&request)
-            try request.apply(endpoint.parameters)
-            try request.encodeMultipartForm()
+        var request = try connection.makeRequest(method: endpoint.method, endpoint.path, params: endpoint.query, headers: endpoint.headers)
+        try endpoint.body?.encode(&request)
+        try request.apply(endpoint.parameters)
+        try request.encodeMultipartForm()
+        do {
             try endpoint.configure?(&request)
+            try await endpoint.authentication?.authenticate(&request)
+        } catch {
+            var wrapped = FaradayError.wrapping(error, request: request)
+            if !(error is FaradayError) && wrapped.code == .unknown { wrapped.message = "Preparing the request failed: \(error)" }
+            throw wrapped
         }
+        return connection.run(request)
     }
 }
