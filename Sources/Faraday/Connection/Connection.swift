@@ -159,6 +159,14 @@ public final class Connection: Sendable {
         try editStack { $0.adapter = adapter }
     }
 
+    /// Clears the state of every middleware that keeps some (token stores forget credentials,
+    /// cookie jars empty, caches drop entries): the handlers that are ``Resettable``. Use it at
+    /// logout or when switching accounts; calls in flight finish with the state they started with.
+    public func reset() {
+        let handlers = stack.withLock { $0.builder.handlers }
+        for case let resettable as any Resettable in handlers { resettable.reset() }
+    }
+
     /// The folded stack, built and locked on first use.
     func app() throws(FaradayError) -> any App {
         try stack.withLock { stack throws(FaradayError) in

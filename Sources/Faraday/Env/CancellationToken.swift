@@ -68,6 +68,13 @@ public final class CancellationToken: Sendable {
         return try await withTaskCancellationHandler(operation: operation, onCancel: onCancel)
     }
 
+    /// A token cancelled with this one, that can also be cancelled alone.
+    func child() -> CancellationToken {
+        let child = CancellationToken()
+        onCancel { child.cancel() }
+        return child
+    }
+
     /// Throws ``FaradayError/Code/cancelled`` if this token or the current task is cancelled.
     public func check() throws(FaradayError) {
         if isCancelled || Task.isCancelled {

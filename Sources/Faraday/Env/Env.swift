@@ -18,8 +18,8 @@ public struct Env: Sendable {
     public var error: FaradayError?
     /// Which completion this is.
     public var phase: Phase
-    /// The cancellation shared by every env of this call.
-    public let cancellation: CancellationToken
+    /// The cancellation shared by every env of this call (or of this attempt; see ``forAttempt()``).
+    public private(set) var cancellation: CancellationToken
     private var extensions: [ObjectIdentifier: any Sendable]
 
     /// Creates an env for a request.
@@ -49,6 +49,16 @@ public struct Env: Sendable {
 
     /// `true` once the call has been cancelled.
     public var isCancelled: Bool { cancellation.isCancelled }
+
+    /// A copy for one attempt of a call that a middleware may abandon (a retry, a redirect, an
+    /// authentication challenge): cancelling the call still cancels the attempt, and
+    /// ``Completions/discard()`` on the attempt's completions stops its transfer without
+    /// cancelling the call.
+    public func forAttempt() -> Env {
+        var attempt = self
+        attempt.cancellation = cancellation.child()
+        return attempt
+    }
 
     /// `true` on the last completion of the call.
     public var isFinal: Bool { phase == .final }

@@ -5,7 +5,7 @@ extension FaradayError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case invalidURL, invalidMethod, invalidRequest, encodingFailed
-            case bodyNotReplayable, bodyTooLarge
+            case bodyNotReplayable, bodyTooLarge, authenticationFailed
             case stackLocked, noAdapter, unsupportedOption, noStubMatched
             case connectionFailed, connectTimeout, readTimeout, writeTimeout, callTimeout
             case tlsFailure, cancelled, invalidResponse, parsingFailed, unacceptableContentType
@@ -33,6 +33,9 @@ extension FaradayError {
         public static let bodyNotReplayable = Code(.bodyNotReplayable)
         /// A body is larger than the configured maximum.
         public static let bodyTooLarge = Code(.bodyTooLarge)
+        /// No credential could be had: none was ever set, its refresh failed, or refreshes came
+        /// too often (a refresh loop). ``FaradayError/underlying`` holds a refresh's own error.
+        public static let authenticationFailed = Code(.authenticationFailed)
         /// The middleware stack was edited after the connection's first request.
         public static let stackLocked = Code(.stackLocked)
         /// The connection has no adapter at the bottom of its stack.

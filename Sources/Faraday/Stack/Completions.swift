@@ -60,6 +60,14 @@ public struct Completions: Sendable {
     /// `true` for a streamed response.
     public var isStreamed: Bool { frames != nil }
 
+    /// Drops a response the middleware will not pass up (the first answer of a retried or
+    /// redirected call): a streamed transfer is stopped, so its connection is not left reading.
+    /// Call it only on completions of an attempt made with ``Env/forAttempt()``; otherwise the
+    /// whole call is cancelled.
+    public func discard() {
+        if isStreamed { head.cancellation.cancel() }
+    }
+
     /// Adds a hook that runs on every completion (at once for a buffered response).
     public func onComplete(_ hook: @escaping @Sendable (inout Env) throws -> Void) throws -> Completions {
         var copy = self
