@@ -5,7 +5,7 @@ extension FaradayError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case invalidURL, invalidMethod, invalidRequest, encodingFailed
-            case bodyNotReplayable, bodyTooLarge, authenticationFailed
+            case bodyNotReplayable, bodyTooLarge, authenticationFailed, storageFailed
             case stackLocked, noAdapter, unsupportedOption, noStubMatched
             case connectionFailed, connectTimeout, readTimeout, writeTimeout, callTimeout
             case tlsFailure, cancelled, invalidResponse, parsingFailed, unacceptableContentType
@@ -36,6 +36,8 @@ extension FaradayError {
         /// No credential could be had: none was ever set, its refresh failed, or refreshes came
         /// too often (a refresh loop). ``FaradayError/underlying`` holds a refresh's own error.
         public static let authenticationFailed = Code(.authenticationFailed)
+        /// A file the client keeps state in (a cookie jar) could not be read or written.
+        public static let storageFailed = Code(.storageFailed)
         /// The middleware stack was edited after the connection's first request.
         public static let stackLocked = Code(.stackLocked)
         /// The connection has no adapter at the bottom of its stack.

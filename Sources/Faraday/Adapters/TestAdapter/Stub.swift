@@ -111,7 +111,10 @@ public struct Stub: Sendable, CustomStringConvertible {
                 guard expected.entries.allSatisfy({ actual.entries.contains($0) }) else { return .failure(.query) }
             }
         }
-        for field in headers where !env.request.headers[values: field.name].contains(field.value) {
+        // A field matches one of the request's values, or all of them joined (`Cookie` values
+        // set in one go are kept as separate fields).
+        for field in headers
+        where !env.request.headers[values: field.name].contains(field.value) && env.request.headers[field.name] != field.value {
             return .failure(.headers)
         }
         if strict {

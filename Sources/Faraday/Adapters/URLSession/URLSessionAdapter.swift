@@ -136,7 +136,9 @@ public final class URLSessionAdapter: Adapter {
         var fields = HTTPFields()
         for (key, value) in response.allHeaderFields {
             guard let key = key as? String, let name = HTTPField.Name(key), let value = value as? String else { continue }
-            fields.append(HTTPField(name: name, value: value))
+            // Foundation joins repeated headers with commas; Set-Cookie must be split back.
+            let values = name == .setCookie ? SetCookie.split(combined: value) : [value]
+            for value in values { fields.append(HTTPField(name: name, value: value)) }
         }
         return fields
     }

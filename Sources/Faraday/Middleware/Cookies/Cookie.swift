@@ -1,0 +1,128 @@
+import Foundation
+
+/// A cookie as a ``CookieJar`` stores it (RFC 6265 §5.3).
+public struct Cookie: Sendable, Hashable, Codable {
+    /// The `SameSite` attribute. An HTTP client has no "site" of its own, so the jar stores it
+    /// and reports it but does not restrict sending by it.
+    public struct SameSite: Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The attribute's value, as the server wrote it.
+        public let value: String
+        /// `SameSite=Strict`.
+        public static let strict = SameSite(value: "Strict")
+        /// `SameSite=Lax`.
+        public static let lax = SameSite(value: "Lax")
+        /// `SameSite=None`.
+        public static let none = SameSite(value: "None")
+
+        /// The canonical spelling for the three known values (case-insensitive), else `nil`.
+        init?(parsing text: String) {
+            switch text.lowercased() {
+            case "strict": self = .strict
+            case "lax": self = .lax
+            case "none": self = .none
+            default: return nil
+            }
+        }
+
+        private init(value: String) { self.value = value }
+        public var description: String { value }
+    }
+
+    /// The name.
+    public var name: String
+    /// The value.
+    public var value: String
+    /// The domain, lowercased, without a leading dot.
+    public var domain: String
+    /// `true` when the cookie goes back only to exactly ``domain`` (it had no `Domain` attribute).
+    public var isHostOnly: Bool
+    /// The path it applies to and below.
+    public var path: String
+    /// When it expires; `nil` for a session cookie.
+    public var expiresAt: Date?
+    /// `true` when it may only be sent over HTTPS.
+    public var isSecure: Bool
+    /// `true` when scripts could not read it in a browser (stored and reported only).
+    public var isHTTPOnly: Bool
+    /// The `SameSite` attribute, if any.
+    public var sameSite: SameSite?
+    /// When it was first stored; kept when the cookie is replaced.
+    public var createdAt: Date
+
+    /// Creates a cookie.
+    public init(
+        name: String, value: String, domain: String, isHostOnly: Bool = true, path: String = "/",
+        expiresAt: Date? = nil, isSecure: Bool = false, isHTTPOnly: Bool = false, sameSite: SameSite? = nil,
+        createdAt: Date = Date()
+    ) {
+        self.name = name
+        self.value = value
+        self.domain = domain.lowercased()
+        self.isHostOnly = isHostOnly
+        self.path = path
+        self.expiresAt = expiresAt
+        self.isSecure = isSecure
+        self.isHTTPOnly = isHTTPOnly
+        self.sameSite = sameSite
+        self.createdAt = createdAt
+    }
+
+    /// `true` for a cookie that lasts past the session (it has an expiry).
+    public var isPersistent: Bool { expiresAt != nil }
+
+    /// `true` when it has expired at `now`.
+    public func isExpired(at now: Date) -> Bool {
+        expiresAt.map { $0 <= now } ?? false
+    }
+
+    /// Whether the cookie goes with a request to `url` (RFC 6265 §5.4): domain and path match,
+    /// and a secure cookie only over HTTPS (or WSS).
+    public func matches(_ url: URL) -> Bool {
+        guard let host = url.host?.lowercased() else { return false }
+        let scheme = url.scheme?.lowercased() ?? ""
+        if isSecure && scheme != "https" && scheme != "wss" { return false }
+        let domainMatches = isHostOnly ? host == domain : CookieRules.domainMatches(host, domain)
+        return domainMatches && CookieRules.pathMatches(CookieRules.requestPath(of: url), path)
+    }
+
+    /// The key a newer cookie replaces an older one by: name, domain and path.
+    var identity: String { "\(name);\(domain);\(path)" }
+}
+
+/// Matching rules of RFC 6265 §5.1.
+enum CookieRules {
+    /// §5.1.3: `host` is `domain`, or ends with `.domain` and is not an IP address.
+    static func domainMatches(_ host: String, _ domain: String) -> Bool {
+        if host == domain { return true }
+        return host.hasSuffix("." + domain) && !isIPAddress(host)
+    }
+
+    /// §5.1.4: the cookie path is the request path, or a prefix of it ending at a `/`.
+    static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
+        if requestPath == cookiePath { return true }
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).hasPrefix("/")
+    }
+
+    /// The request's path as sent (percent-encoded, trailing slash kept), `/` when empty.
+    static func requestPath(of url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        return path.isEmpty ? "/" : path
+    }
+
+    /// §5.1.4: the directory of the request path, for cookies without a usable `Path`.
+    static func defaultPath(of url: URL) -> String {
+        let path = requestPath(of: url)
+        guard path.hasPrefix("/"), let lastSlash = path.lastIndex(of: "/"), lastSlash != path.startIndex else { return "/" }
+        return String(path[..<lastSlash])
+    }
+
+    /// `true` for an IPv4 address or a (bracketed or bare) IPv6 address.
+    static func isIPAddress(_ host: String) -> Bool {
+        if host.contains(":") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { part in
+            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber) && (Int(part) ?? 256) <= 255
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import Synchronization
+
+/// Stores cookies by RFC 6265 and hands them back for the requests they belong to; in memory,
+/// or backed by a file that survives restarts. Thread-safe.
+///
+/// ```swift
+/// let jar = try CookieJar(file: appSupport.appendingPathComponent("cookies.json"))
+/// builder.use(Cookies.Handler(jar: jar))
+/// ```
+///
+/// It never sends a cookie to another domain, nor a `Secure` cookie over plain HTTP; it refuses
+/// cookies for public suffixes (``PublicSuffixList``), for another domain, and (for IP-address
+/// hosts) for anything but that address. `Max-Age` wins over `Expires`, and `Max-Age=0` deletes.
+/// A hostile server cannot grow it without bound: at most ``maximumCookiesPerDomain`` cookies a
+/// domain and ``maximumCookies`` in all, the oldest going first.
+public final class CookieJar: Resettable {
+    /// The most cookies kept for one domain.
+    public static let maximumCookiesPerDomain = 50
+    /// The most cookies kept in all.
+    public static let maximumCookies = 3000
+
+    private struct State {
+        var cookies: [String: Cookie] = [:]
+        /// The order cookies were first stored in, to break ties between equal creation times.
+        var order: [String: Int] = [:]
+        var nextOrder = 0
+        var generation = 0
+        var version = 0
+    }
+
+    private let state = Mutex(State())
+    private let suffixes: PublicSuffixList
+    private let file: URL?
+    private let persistsSessionCookies: Bool
+    private let written = Mutex(0)
+    private let saveFailure = Mutex<FaradayError?>(nil)
+
+    /// An in-memory jar.
+    public init(publicSuffixes: PublicSuffixList = .default) {
+        self.suffixes = publicSuffixes
+        self.file = nil
+        self.persistsSessionCookies = false
+    }
+
+    /// A jar kept in a JSON file: loaded now, rewritten atomically after every change.
+    ///
+    /// - Parameters:
+    ///   - file: the file; a missing file is an empty jar.
+    ///   - persistsSessionCookies: also keep cookies without an expiry (browsers drop them when
+    ///     they quit).
+    /// - Throws: ``FaradayError/Code/storageFailed`` when the file exists but cannot be read or
+    ///   is not a cookie file; it is left untouched.
+    public init(file: URL, persistsSessionCookies: Bool = false, publicSuffixes: PublicSuffixList = .default) throws(FaradayError) {
+        self.suffixes = publicSuffixes
+        self.file = file
+        self.persistsSessionCookies = persistsSessionCookies
+        guard FileManager.default.fileExists(atPath: file.path) else { return }
+        do {
+            let saved = try JSONDecoder().decode(SavedJar.self, from: Data(contentsOf: file))
+            let now = Date()
+            state.withLock { state in
+                for cookie in saved.cookies where !cookie.isExpired(at: now) { Self.put(cookie, into: &state, now: now) }
+            }
+        } catch {
+            throw FaradayError(
+                .storageFailed, "The cookie file \(file.path) could not be read (\(error)); it was left as it is.",
+                underlying: error)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The cookies to send to `url`, longest path first, then oldest first (RFC 6265 §5.4).
+    public func cookies(for url: URL, now: Date = Date()) -> [Cookie] {
+        state.withLock { state in
+            state.cookies.values.filter { !$0.isExpired(at: now) && $0.matches(url) }
+                .map { (cookie: $0, order: state.order[$0.identity] ?? 0) }
+        }.sorted { lhs, rhs in
+            if lhs.cookie.path.count != rhs.cookie.path.count { return lhs.cookie.path.count > rhs.cookie.path.count }
+            if lhs.cookie.createdAt != rhs.cookie.createdAt { return lhs.cookie.createdAt < rhs.cookie.createdAt }
+            return lhs.order < rhs.order
+        }.map(\.cookie)
+    }
+
+    /// The `Cookie` header for `url`, or `nil` when no cookie applies.
+    public func cookieHeader(for url: URL, now: Date = Date()) -> String? {
+        let cookies = cookies(for: url, now: now)
+        return cookies.isEmpty ? nil : cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
+
+    /// Every cookie that has not expired.
+    public var allCookies: [Cookie] {
+        let now = Date()
+        return state.withLock { state in
+            state.cookies.values.filter { !$0.isExpired(at: now) }.sorted { (state.order[$0.identity] ?? 0) < (state.order[$1.identity] ?? 0) }
+        }
+    }
+
+    /// The error of the last failed write of a file-backed jar, if the last write failed.
+    public var lastSaveError: FaradayError? { saveFailure.withLock { $0 } }
+
+    // MARK: Writing
+
+    /// Stores the cookies of `Set-Cookie` headers received from `url`.
+    public func store(setCookieHeaders headers: [String], from url: URL, now: Date = Date()) {
+        store(headers, from: url, now: now, generation: nil)
+    }
+
+    /// Stores a cookie as it is, replacing one with the same name, domain and path.
+    public func insert(_ cookie: Cookie) {
+        change { state in Self.put(cookie, into: &state, now: Date()) }
+    }
+
+    /// Removes every cookie.
+    public func removeAll() {
+        change { state in state.cookies = [:]; state.order = [:] }
+    }
+
+    /// Empties the jar; responses to calls made before do not refill it.
+    public func reset() {
+        change { state in
+            state.cookies = [:]
+            state.order = [:]
+            state.generation += 1
+        }
+    }
+
+    /// Increases with each ``reset()``; ``Cookies`` notes it when a request leaves.
+    var generation: Int { state.withLock { $0.generation } }
+
+    /// Stores headers unless the jar was reset since `generation`.
+    func store(_ headers: [String], from url: URL, now: Date, generation: Int?) {
+        let outcomes = headers.map { SetCookie.parse($0, from: url, now: now, suffixes: suffixes) }
+        guard outcomes.contains(where: { if case .ignore = $0 { false } else { true } }) else { return }
+        change { state in
+            guard generation == nil || generation == state.generation else { return }
+            for outcome in outcomes {
+                switch outcome {
+                case .store(let cookie): Self.put(cookie, into: &state, now: now)
+                case .delete(let cookie): Self.remove(cookie.identity, from: &state)
+                case .ignore: break
+                }
+            }
+        }
+    }
+
+    private static func put(_ cookie: Cookie, into state: inout State, now: Date) {
+        var cookie = cookie
+        if let existing = state.cookies[cookie.identity] {
+            cookie.createdAt = existing.createdAt
+        } else {
+            state.order[cookie.identity] = state.nextOrder
+            state.nextOrder += 1
+        }
+        state.cookies[cookie.identity] = cookie
+        evict(&state, now: now, domain: cookie.domain)
+    }
+
+    private static func remove(_ identity: String, from state: inout State) {
+        state.cookies[identity] = nil
+        state.order[identity] = nil
+    }
+
+    /// Drops expired cookies, then the oldest beyond the limits.
+    private static func evict(_ state: inout State, now: Date, domain: String) {
+        for cookie in state.cookies.values where cookie.isExpired(at: now) { remove(cookie.identity, from: &state) }
+        let order = state.order
+        let byAge = { (cookies: [Cookie]) in cookies.sorted { (order[$0.identity] ?? 0) < (order[$1.identity] ?? 0) } }
+        let sameDomain = byAge(state.cookies.values.filter { $0.domain == domain })
+        for cookie in sameDomain.dropLast(maximumCookiesPerDomain) { remove(cookie.identity, from: &state) }
+        if state.cookies.count > maximumCookies {
+            for cookie in byAge(Array(state.cookies.values)).prefix(state.cookies.count - maximumCookies) {
+                remove(cookie.identity, from: &state)
+            }
+        }
+    }
+
+    /// Applies a change, then saves a file-backed jar.
+    private func change(_ body: (inout State) -> Void) {
+        let snapshot = state.withLock { state -> (version: Int, cookies: [Cookie]) in
+            body(&state)
+            state.version += 1
+            return (state.version, Array(state.cookies.values))
+        }
+        guard let file else { return }
+        // Writes happen one at a time, and an older snapshot never overwrites a newer one.
+        written.withLock { written in
+            guard snapshot.version > written else { return }
+            written = snapshot.version
+            let kept = snapshot.cookies.filter { persistsSessionCookies || $0.isPersistent }.sorted { $0.createdAt < $1.createdAt }
+            do {
+                try JSONEncoder().encode(SavedJar(cookies: kept)).write(to: file, options: .atomic)
+                saveFailure.withLock { $0 = nil }
+            } catch {
+                saveFailure.withLock {
+                    $0 = FaradayError(.storageFailed, "The cookie file \(file.path) could not be written: \(error)", underlying: error)
+                }
+            }
+        }
+    }
+}
+
+/// The file format of a file-backed jar.
+private struct SavedJar: Codable {
+    var format = "faraday-cookies"
+    var version = 1
+    var cookies: [Cookie]
+
+    init(cookies: [Cookie]) { self.cookies = cookies }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard try container.decode(String.self, forKey: .format) == "faraday-cookies" else {
+            throw DecodingError.dataCorruptedError(forKey: .format, in: container, debugDescription: "not a Faraday cookie file")
+        }
+        version = try container.decode(Int.self, forKey: .version)
+        cookies = try container.decode([Cookie].self, forKey: .cookies)
+    }
+}

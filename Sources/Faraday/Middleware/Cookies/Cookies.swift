@@ -1,0 +1,54 @@
+import Foundation
+
+/// Sends the cookies of a ``CookieJar`` with each request and stores the cookies each response
+/// sets: sessions that survive from a login to the next request.
+///
+/// ```swift
+/// let jar = CookieJar()
+/// builder.use(Cookies.Handler(jar: jar))
+/// ```
+///
+/// Cookies go after any `Cookie` header the request already has. ``Connection/reset()`` empties
+/// the jar, and a response to a call made before the reset does not refill it.
+public struct Cookies: Middleware {
+    /// The app below.
+    public let app: any App
+    /// The handler's settings.
+    public let handler: Handler
+
+    /// Builds ``Cookies``.
+    public struct Handler: Faraday.Handler, Resettable {
+        /// The jar.
+        public var jar: CookieJar
+
+        /// Creates the handler.
+        public init(jar: CookieJar) {
+            self.jar = jar
+        }
+
+        public func build(app: any App) -> any App { Cookies(app: app, handler: self) }
+
+        /// Empties the jar.
+        public func reset() { jar.reset() }
+    }
+
+    public func onRequest(_ env: inout Env) async throws {
+        env[GenerationKey.self] = handler.jar.generation
+        guard let header = handler.jar.cookieHeader(for: env.request.url) else { return }
+        if let existing = env.request.headers[.cookie], !existing.isEmpty {
+            env.request.headers[.cookie] = existing + "; " + header
+        } else {
+            env.request.headers[.cookie] = header
+        }
+    }
+
+    public func onComplete(_ env: inout Env) throws {
+        // The head's headers come with the first frame and again with the final completion.
+        guard env.isFinal || env.phase.frameIndex == 0, let response = env.response else { return }
+        let headers = response.headers[values: .setCookie]
+        guard !headers.isEmpty else { return }
+        handler.jar.store(headers, from: env.request.url, now: Date(), generation: env[GenerationKey.self])
+    }
+
+    private enum GenerationKey: EnvKey { typealias Value = Int }
+}

@@ -1,0 +1,211 @@
+@testable import Faraday
+import Foundation
+import Testing
+
+@Suite struct CookieJarTests {
+    private let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func url(_ string: String) throws -> URL { try #require(URL(string: string)) }
+
+    private func jar(_ headers: [String], from origin: String) throws -> CookieJar {
+        let jar = CookieJar()
+        jar.store(setCookieHeaders: headers, from: try url(origin), now: now)
+        return jar
+    }
+
+    private func header(_ jar: CookieJar, _ target: String) throws -> String? {
+        jar.cookieHeader(for: try url(target), now: now)
+    }
+
+    // MARK: Domains (RFC 6265 §5.1.3, §5.3 steps 4-6)
+
+    @Test func aCookieWithoutDomainIsHostOnly() throws {
+        let jar = try jar(["sid=1"], from: "https://example.com/")
+        #expect(try header(jar, "https://example.com/") == "sid=1")
+        #expect(try header(jar, "https://www.example.com/") == nil)
+        #expect(try header(jar, "https://other.com/") == nil)
+    }
+
+    @Test(arguments: ["Domain=example.com", "Domain=.example.com", "domain=EXAMPLE.com"])
+    func aDomainAttributeCoversSubdomainsWithOrWithoutALeadingDot(_ attribute: String) throws {
+        let jar = try jar(["sid=1; \(attribute)"], from: "https://www.example.com/")
+        #expect(try header(jar, "https://example.com/") == "sid=1")
+        #expect(try header(jar, "https://api.example.com/") == "sid=1")
+        #expect(try header(jar, "https://deep.api.example.com/") == "sid=1")
+        #expect(try header(jar, "https://notexample.com/") == nil)
+        #expect(jar.allCookies.first?.isHostOnly == false)
+    }
+
+    @Test(arguments: ["Domain=other.com", "Domain=api.example.com", "Domain=ample.com"])
+    func aDomainTheHostIsNotInIsRejected(_ attribute: String) throws {
+        let jar = try jar(["sid=1; \(attribute)"], from: "https://www.example.com/")
+        #expect(jar.allCookies.isEmpty)
+    }
+
+    @Test(arguments: [("Domain=com", "https://example.com/"), ("Domain=co.uk", "https://shop.co.uk/"),
+                      ("Domain=github.io", "https://me.github.io/"), ("Domain=.com", "https://example.com/")])
+    func cookiesForPublicSuffixesAreRejected(_ attribute: String, _ origin: String) throws {
+        #expect(try jar(["sid=1; \(attribute)"], from: origin).allCookies.isEmpty)
+    }
+
+    @Test func aPublicSuffixMaySetAHostOnlyCookieForItself() throws {
+        let jar = try jar(["sid=1; Domain=github.io"], from: "https://github.io/")
+        #expect(jar.allCookies.first?.isHostOnly == true)
+        #expect(try header(jar, "https://me.github.io/") == nil)
+    }
+
+    @Test func aLoadedPublicSuffixListHasWildcardsAndExceptions() throws {
+        let list = PublicSuffixList(rules: ["// comment", "*.ck", "!www.ck", "example"])
+        #expect(list.isPublicSuffix("anything.ck"))
+        #expect(!list.isPublicSuffix("www.ck"))
+        #expect(list.isPublicSuffix("example"))
+        #expect(!list.isPublicSuffix("shop.example"))
+    }
+
+    @Test func ipAddressesMatchOnlyThemselves() throws {
+        #expect(try jar(["a=1; Domain=0.0.1"], from: "http://127.0.0.1/").allCookies.isEmpty)
+        #expect(try jar(["a=1; Domain=example.com"], from: "http://127.0.0.1/").allCookies.isEmpty)
+        let jar = try jar(["a=1", "b=2; Domain=127.0.0.1"], from: "http://127.0.0.1:8080/")
+        #expect(try header(jar, "http://127.0.0.1:9090/") == "a=1; b=2")
+        #expect(try header(jar, "http://127.0.0.2/") == nil)
+    }
+
+    // MARK: Paths (§5.1.4)
+
+    @Test func pathsMatchByPrefixAtASlash() throws {
+        let jar = try jar(["a=1; Path=/docs"], from: "https://example.com/")
+        for path in ["/docs", "/docs/", "/docs/web/page"] { #expect(try header(jar, "https://example.com\(path)") == "a=1") }
+        for path in ["/", "/docsets", "/Docs"] { #expect(try header(jar, "https://example.com\(path)") == nil) }
+    }
+
+    @Test(arguments: [("https://example.com/a/b/c", "/a/b"), ("https://example.com/a", "/"), ("https://example.com", "/"),
+                      ("https://example.com/a/", "/a")])
+    func theDefaultPathIsTheRequestsDirectory(_ origin: String, _ expected: String) throws {
+        #expect(try jar(["a=1"], from: origin).allCookies.first?.path == expected)
+        #expect(try jar(["a=1; Path=relative"], from: origin).allCookies.first?.path == expected)
+    }
+
+    @Test func longerPathsGoFirstThenOlderCookies() throws {
+        let jar = CookieJar()
+        let origin = try url("https://example.com/")
+        jar.store(setCookieHeaders: ["short=1; Path=/"], from: origin, now: now)
+        jar.store(setCookieHeaders: ["long=2; Path=/a/b"], from: origin, now: now.addingTimeInterval(1))
+        jar.store(setCookieHeaders: ["mid=3; Path=/a"], from: origin, now: now.addingTimeInterval(2))
+        jar.store(setCookieHeaders: ["old=4; Path=/a"], from: origin, now: now.addingTimeInterval(-5))
+        #expect(try header(jar, "https://example.com/a/b/c") == "long=2; old=4; mid=3; short=1")
+    }
+
+    // MARK: Expiry (§5.2.1, §5.2.2)
+
+    @Test func maxAgeWinsOverExpiresWhateverTheOrder() throws {
+        let past = "Expires=Thu, 01 Jan 1970 00:00:01 GMT"
+        #expect(try jar(["a=1; Max-Age=100; \(past)"], from: "https://example.com/").allCookies.count == 1)
+        #expect(try jar(["a=1; \(past); Max-Age=100"], from: "https://example.com/").allCookies.count == 1)
+        let cookie = try #require(try jar(["a=1; Max-Age=100; \(past)"], from: "https://example.com/").allCookies.first)
+        #expect(cookie.expiresAt == now.addingTimeInterval(100))
+    }
+
+    @Test(arguments: ["Max-Age=0", "Max-Age=-1", "Expires=Wed, 21 Oct 2015 07:28:00 GMT"])
+    func anExpiryInThePastDeletesTheCookie(_ attribute: String) throws {
+        let jar = try jar(["sid=1; Path=/"], from: "https://example.com/")
+        jar.store(setCookieHeaders: ["sid=gone; Path=/; \(attribute)"], from: try url("https://example.com/"), now: now)
+        #expect(try header(jar, "https://example.com/") == nil)
+    }
+
+    @Test func aCookieIsNotSentAfterItExpires() throws {
+        let jar = try jar(["a=1; Max-Age=60"], from: "https://example.com/")
+        #expect(jar.cookieHeader(for: try url("https://example.com/"), now: now.addingTimeInterval(59)) == "a=1")
+        #expect(jar.cookieHeader(for: try url("https://example.com/"), now: now.addingTimeInterval(61)) == nil)
+    }
+
+    @Test func invalidMaxAgeAndExpiresAreIgnored() throws {
+        let cookie = try #require(try jar(["a=1; Max-Age=12abc; Expires=not a date"], from: "https://example.com/").allCookies.first)
+        #expect(cookie.expiresAt == nil)
+    }
+
+    @Test func lifetimesAreCappedAt400Days() throws {
+        let cookie = try #require(try jar(["a=1; Max-Age=999999999999"], from: "https://example.com/").allCookies.first)
+        #expect(cookie.expiresAt == now.addingTimeInterval(400 * 24 * 60 * 60))
+    }
+
+    // MARK: Secure, prefixes and attributes
+
+    @Test func secureCookiesTravelOnlyOverHTTPS() throws {
+        let jar = try jar(["s=1; Secure", "p=2"], from: "https://example.com/")
+        #expect(try header(jar, "https://example.com/") == "s=1; p=2")
+        #expect(try header(jar, "http://example.com/") == "p=2")
+    }
+
+    @Test func anInsecureOriginCannotSetSecureCookies() throws {
+        #expect(try jar(["s=1; Secure"], from: "http://example.com/").allCookies.isEmpty)
+        #expect(try jar(["__Secure-a=1"], from: "https://example.com/").allCookies.isEmpty)
+        #expect(try jar(["__Host-a=1; Secure; Domain=example.com"], from: "https://example.com/").allCookies.isEmpty)
+        #expect(try jar(["__Host-a=1; Secure; Path=/"], from: "https://example.com/").allCookies.count == 1)
+    }
+
+    @Test func httpOnlyAndSameSiteAreKept() throws {
+        let cookie = try #require(try jar(["a=1; HttpOnly; SameSite=lax"], from: "https://example.com/").allCookies.first)
+        #expect(cookie.isHTTPOnly)
+        #expect(cookie.sameSite == .lax)
+        #expect(try jar(["a=1; SameSite=bogus"], from: "https://example.com/").allCookies.first?.sameSite == nil)
+    }
+
+    @Test func aReplacementKeepsTheOriginalCreationTime() throws {
+        let jar = CookieJar()
+        let origin = try url("https://example.com/")
+        jar.store(setCookieHeaders: ["a=1"], from: origin, now: now)
+        jar.store(setCookieHeaders: ["a=2"], from: origin, now: now.addingTimeInterval(100))
+        #expect(jar.allCookies.map(\.value) == ["2"])
+        #expect(jar.allCookies.first?.createdAt == now)
+    }
+
+    // MARK: Hostile input
+
+    @Test(arguments: ["", "novalue", "=nameless", "a\u{0}b=1", "a=b\u{7}", "big=" + String(repeating: "x", count: 5000)])
+    func malformedCookiesAreIgnored(_ header: String) throws {
+        #expect(try jar([header], from: "https://example.com/").allCookies.isEmpty)
+    }
+
+    @Test func aServerCannotGrowTheJarWithoutBound() throws {
+        let headers = (0..<200).map { "c\($0)=v" }
+        let jar = try jar(headers, from: "https://example.com/")
+        #expect(jar.allCookies.count == CookieJar.maximumCookiesPerDomain)
+    }
+
+    @Test func combinedHeadersSplitAtCookiesNotAtDates() {
+        let combined = "a=1; Expires=Wed, 21 Oct 2065 07:28:00 GMT; Path=/, b=2, c=3; Max-Age=5"
+        #expect(SetCookie.split(combined: combined) == [
+            "a=1; Expires=Wed, 21 Oct 2065 07:28:00 GMT; Path=/", "b=2", "c=3; Max-Age=5",
+        ])
+    }
+
+    @Test func manyTasksCanUseOneJar() async throws {
+        let jar = CookieJar()
+        let origin = try url("https://example.com/")
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    jar.store(setCookieHeaders: ["k\(index % 10)=\(index)"], from: origin)
+                    _ = jar.cookieHeader(for: origin)
+                }
+            }
+        }
+        #expect(jar.allCookies.count == 10)
+    }
+}
+
+@Suite struct CookieDateTests {
+    @Test(arguments: [
+        "Wed, 21 Oct 2015 07:28:00 GMT", "Wednesday, 21-Oct-15 07:28:00 GMT", "Wed Oct 21 07:28:00 2015",
+        "21 Oct 2015 7:28:00", "Wed, 21-Oct-2015 07:28:00 GMT",
+    ])
+    func commonFormatsParse(_ text: String) {
+        #expect(CookieDate.parse(text) == Date(timeIntervalSince1970: 1_445_412_480))
+    }
+
+    @Test(arguments: ["", "Wed, 31 Feb 2015 07:28:00 GMT", "Wed, 21 Oct 2015 25:28:00 GMT", "21 Oct 1500 07:28:00",
+                      "Wed, 21 Foo 2015 07:28:00 GMT", "tomorrow"])
+    func invalidDatesDoNotParse(_ text: String) {
+        #expect(CookieDate.parse(text) == nil)
+    }
+}
