@@ -83,7 +83,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FaradayTests",
-            dependencies: ["Faraday"],
+            dependencies: [
+                "Faraday",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

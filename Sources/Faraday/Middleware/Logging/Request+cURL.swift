@@ -1,0 +1,28 @@
+import Foundation
+
+extension Request {
+    /// The request as a `curl` command line (Alamofire's `cURLDescription`), with the secrets of
+    /// `redaction` hidden. A body that is not in memory or not text is left out, with a note.
+    public func curlCommand(redacting redaction: Redaction = Redaction()) -> String {
+        var parts = ["curl", "-X", method.rawValue, Self.quoted(redaction.redact(url))]
+        for field in redaction.redact(headers) {
+            parts += ["-H", Self.quoted("\(field.name): \(field.value)")]
+        }
+        var note = ""
+        if let bytes = body.bytes, !bytes.isEmpty {
+            if let text = redaction.redactBody(bytes, contentType: headers.contentType) {
+                parts += ["--data-binary", Self.quoted(text)]
+            } else {
+                note = "  # binary body of \(bytes.count) bytes left out"
+            }
+        } else if !body.isEmpty {
+            note = "  # streamed body\(body.length.map { " of \($0) bytes" } ?? "") left out"
+        }
+        return parts.joined(separator: " ") + note
+    }
+
+    /// `text` in single quotes for a POSIX shell.
+    private static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
