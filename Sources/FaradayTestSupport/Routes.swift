@@ -20,6 +20,10 @@ enum Next { case keepAlive, close }
 /// - `/bytes/N?length=1`: N bytes of the pattern `offset % 251`, chunked, or with Content-Length.
 /// - `/stall`: a head and one chunk, then nothing until the client goes away.
 /// - `/drip?bytes=N&interval=MS`: N bytes, one every MS milliseconds.
+/// - `POST /login`: sets a `session` cookie (and a `theme` cookie with an `Expires` date).
+/// - `/session`: the request's `Cookie` header back, or 401 without a `session` cookie.
+/// - `/protected`: 200 for `Authorization: Bearer fresh-token`, else 401 with `WWW-Authenticate`.
+/// - `POST /oauth/token`: a new token, `{"access_token":"fresh-token","expires_in":3600}`.
 /// - `/fault/reset-before-head`, `/fault/reset-mid-body`, `/fault/truncated-chunked`,
 ///   `/fault/short-body`, `/fault/garbage`, `/fault/invalid-status`, `/fault/never`.
 enum Routes {
@@ -33,6 +37,27 @@ enum Routes {
             try await writer.respond(
                 200, headers: [("content-type", "application/json")],
                 text: #"{"bytes":\#(request.bodyLength),"fnv1a":"\#(String(request.bodyHash, radix: 16))"}"#)
+        case ("login", nil):
+            try await writer.respond(200, headers: [
+                ("set-cookie", "session=s-\(request.head.headers.first(name: "x-user") ?? "anon"); Path=/; HttpOnly"),
+                ("set-cookie", "theme=dark; Expires=Wed, 21 Oct 2065 07:28:00 GMT; Path=/"),
+            ], text: "welcome")
+        case ("session", nil):
+            let cookie = request.head.headers[canonicalForm: "cookie"].joined(separator: "; ")
+            if cookie.contains("session=") {
+                try await writer.respond(200, text: cookie)
+            } else {
+                try await writer.respond(401, text: "no session")
+            }
+        case ("protected", nil):
+            if request.head.headers.first(name: "authorization") == "Bearer fresh-token" {
+                try await writer.respond(200, text: "secret data")
+            } else {
+                try await writer.respond(401, headers: [("www-authenticate", "Bearer error=\"invalid_token\"")], text: "expired")
+            }
+        case ("oauth", "token"?):
+            try await writer.respond(
+                200, headers: [("content-type", "application/json")], text: #"{"access_token":"fresh-token","expires_in":3600}"#)
         case ("multipart", nil):
             let summary = request.multipart ?? MultipartReader.Summary(error: "not a multipart/form-data request with a boundary")
             try await writer.respond(

@@ -35,11 +35,15 @@ func withConnection(
     tls: TestCertificates? = nil,
     trust: TestCertificates? = nil,
     options: RequestOptions = RequestOptions(),
+    handlers: [any Handler] = [],
     _ body: (Connection, TestServer) async throws -> Void
 ) async throws {
     let server = try await TestServer.start(tls: tls)
     let adapter = try kind.makeAdapter(trusting: trust)
-    let connection = try Connection(url: server.baseURL.absoluteString, options: options) { $0.adapter = adapter }
+    let connection = try Connection(url: server.baseURL.absoluteString, options: options) { builder in
+        for handler in handlers { builder.use(handler) }
+        builder.adapter = adapter
+    }
     do {
         try await body(connection, server)
     } catch {
