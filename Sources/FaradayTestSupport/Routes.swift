@@ -20,6 +20,10 @@ enum Next { case keepAlive, close }
 /// - `/bytes/N?length=1`: N bytes of the pattern `offset % 251`, chunked, or with Content-Length.
 /// - `/stall`: a head and one chunk, then nothing until the client goes away.
 /// - `/drip?bytes=N&interval=MS`: N bytes, one every MS milliseconds.
+/// - `/flaky?key=K&failures=N&status=S&retryAfter=R`: the first N requests with key K get status S
+///   (503 by default, with `Retry-After: R` when given), the next `{"attempts":…,"bodies":[…]}`.
+/// - `/redirect/CODE?to=LOCATION`: status CODE with `Location: LOCATION`, verbatim.
+/// - `/loop`: a 302 to itself.
 /// - `POST /login`: sets a `session` cookie (and a `theme` cookie with an `Expires` date).
 /// - `/session`: the request's `Cookie` header back, or 401 without a `session` cookie.
 /// - `/protected`: 200 for `Authorization: Bearer fresh-token`, else 401 with `WWW-Authenticate`.
@@ -37,6 +41,21 @@ enum Routes {
             try await writer.respond(
                 200, headers: [("content-type", "application/json")],
                 text: #"{"bytes":\#(request.bodyLength),"fnv1a":"\#(String(request.bodyHash, radix: 16))"}"#)
+        case ("flaky", nil):
+            let bodies = writer.counters.flaky(request.query["key"] ?? "", body: String(decoding: request.body.readableBytesView, as: UTF8.self))
+            if bodies.count <= request.int("failures", default: 2) {
+                var headers = [("content-type", "text/plain")]
+                if let retryAfter = request.query["retryAfter"] { headers.append(("retry-after", retryAfter)) }
+                try await writer.respond(request.int("status", default: 503), headers: headers, text: "failure \(bodies.count)")
+            } else {
+                let reply = try JSONSerialization.data(withJSONObject: ["attempts": bodies.count, "bodies": bodies])
+                try await writer.respond(200, headers: [("content-type", "application/json")], body: ByteBuffer(bytes: reply))
+            }
+        case ("redirect", let code?):
+            try await writer.respond(
+                Int(code) ?? 302, headers: [("location", request.query["to"] ?? "/echo")], text: "redirecting")
+        case ("loop", nil):
+            try await writer.respond(302, headers: [("location", "/loop")], text: "again")
         case ("login", nil):
             try await writer.respond(200, headers: [
                 ("set-cookie", "session=s-\(request.head.headers.first(name: "x-user") ?? "anon"); Path=/; HttpOnly"),

@@ -97,4 +97,11 @@ final class Counters: Sendable {
     let connections = Atomic<Int>(0)
     let requests = Atomic<Int>(0)
     let bodyBytesSent = Atomic<Int>(0)
+    /// The bodies `/flaky` received, by key.
+    let flakyBodies = Mutex<[String: [String]]>([:])
+
+    /// Records a `/flaky` request and returns the bodies seen for its key so far.
+    func flaky(_ key: String, body: String) -> [String] {
+        flakyBodies.withLock { $0[key, default: []].append(body); return $0[key] ?? [] }
+    }
 }

@@ -194,18 +194,18 @@ import Testing
     }
 }
 
-@Suite struct CookieDateTests {
+@Suite struct HTTPDateTests {
     @Test(arguments: [
         "Wed, 21 Oct 2015 07:28:00 GMT", "Wednesday, 21-Oct-15 07:28:00 GMT", "Wed Oct 21 07:28:00 2015",
         "21 Oct 2015 7:28:00", "Wed, 21-Oct-2015 07:28:00 GMT",
     ])
     func commonFormatsParse(_ text: String) {
-        #expect(CookieDate.parse(text) == Date(timeIntervalSince1970: 1_445_412_480))
+        #expect(HTTPDate.parse(text) == Date(timeIntervalSince1970: 1_445_412_480))
     }
 
     @Test(arguments: ["", "Wed, 31 Feb 2015 07:28:00 GMT", "Wed, 21 Oct 2015 25:28:00 GMT", "21 Oct 1500 07:28:00",
                       "Wed, 21 Foo 2015 07:28:00 GMT", "tomorrow"])
     func invalidDatesDoNotParse(_ text: String) {
-        #expect(CookieDate.parse(text) == nil)
+        #expect(HTTPDate.parse(text) == nil)
     }
 }

@@ -95,6 +95,14 @@ public final class TestAdapter: Adapter {
         stub(.post, .path(path), query: query, headers: headers, body: body, respond: respond)
     }
 
+    /// Adds a PUT stub for a path or full URL.
+    public func put(
+        _ path: String, query: Params? = nil, headers: HTTPFields = HTTPFields(), body: Stub.BodyMatcher? = nil,
+        respond: @escaping @Sendable (Env, Stub.Match) async throws -> StubResponse
+    ) {
+        stub(.put, .path(path), query: query, headers: headers, body: body, respond: respond)
+    }
+
     // MARK: Inspecting
 
     /// Throws ``FaradayError/Code/noStubMatched`` naming the stubs that no request used.

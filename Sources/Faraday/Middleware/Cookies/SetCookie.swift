@@ -95,7 +95,7 @@ enum SetCookie {
             let value = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
             switch key {
             case "expires":
-                if let date = CookieDate.parse(value) { expires = date }
+                if let date = HTTPDate.parse(value) { expires = date }
             case "max-age":
                 // Digits, optionally after a minus; anything else leaves the attribute out.
                 let digits = value.hasPrefix("-") ? value.dropFirst() : Substring(value)

@@ -1,9 +1,10 @@
 import Foundation
 
-/// The cookie-date algorithm of RFC 6265 §5.1.1: reads the many date formats servers send in
-/// `Expires` (`Wed, 21 Oct 2015 07:28:00 GMT`, `Wednesday, 21-Oct-15 07:28:00 GMT`,
-/// `Wed Oct 21 07:28:00 2015`…), or gives `nil` when the date is invalid.
-enum CookieDate {
+/// Reads HTTP dates leniently, by the cookie-date algorithm of RFC 6265 §5.1.1: the formats
+/// servers send in `Expires` and `Retry-After` (`Wed, 21 Oct 2015 07:28:00 GMT`,
+/// `Wednesday, 21-Oct-15 07:28:00 GMT`, `Wed Oct 21 07:28:00 2015`…), or `nil` when the date
+/// is invalid.
+enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     static func parse(_ text: String) -> Date? {
