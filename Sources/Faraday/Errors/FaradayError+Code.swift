@@ -9,6 +9,7 @@ extension FaradayError {
             case stackLocked, noAdapter, unsupportedOption, noStubMatched
             case connectionFailed, connectTimeout, readTimeout, writeTimeout, callTimeout
             case tlsFailure, cancelled, invalidResponse, parsingFailed, unacceptableContentType
+            case tooManyRedirects, redirectLoop, insecureRedirect
             case badRequest, unauthorized, forbidden, resourceNotFound, proxyAuthenticationRequired
             case requestTimeout, conflict, unprocessableEntity, tooManyRequests
             case clientError, serverError, nilStatus, unknown
@@ -67,6 +68,12 @@ extension FaradayError {
         public static let invalidResponse = Code(.invalidResponse)
         /// A response body could not be parsed; ``FaradayError/response`` holds the body.
         public static let parsingFailed = Code(.parsingFailed)
+        /// A call was redirected more times than ``FollowRedirects`` allows.
+        public static let tooManyRedirects = Code(.tooManyRedirects)
+        /// A redirect led back to a URL the call had already visited.
+        public static let redirectLoop = Code(.redirectLoop)
+        /// A redirect from HTTPS to plain HTTP was refused.
+        public static let insecureRedirect = Code(.insecureRedirect)
         /// The response's content type is not one the request accepts (``ValidateContentType``).
         public static let unacceptableContentType = Code(.unacceptableContentType)
 
