@@ -27,16 +27,25 @@ public struct Completions: Sendable {
     private enum Hook: Sendable {
         case middleware(any Middleware)
         case closure(@Sendable (inout Env) throws -> Void)
+        case mapError(@Sendable (FaradayError) -> FaradayError)
 
         func complete(_ env: inout Env) throws {
             switch self {
             case .middleware(let middleware): try middleware.onComplete(&env)
             case .closure(let closure): try closure(&env)
+            case .mapError: break
             }
         }
 
-        func fail(_ error: FaradayError, env: Env) {
-            if case .middleware(let middleware) = self { middleware.onError(error, env: env) }
+        /// Observes or replaces an error on its way out.
+        func fail(_ error: FaradayError, env: Env) -> FaradayError {
+            switch self {
+            case .middleware(let middleware):
+                middleware.onError(error, env: env)
+                return error
+            case .closure: return error
+            case .mapError(let transform): return transform(error)
+            }
         }
     }
 
@@ -76,6 +85,16 @@ public struct Completions: Sendable {
         } else {
             copy.hooks.append(.closure(hook))
         }
+        return copy
+    }
+
+    /// Replaces errors that end a streamed response later (a transfer that fails mid-body, a hook
+    /// below that throws), as they pass this layer on their way up. A buffered response has no
+    /// later errors; it is returned as it is.
+    public func mapErrors(_ transform: @escaping @Sendable (FaradayError) -> FaradayError) -> Completions {
+        guard frames != nil else { return self }
+        var copy = self
+        copy.hooks.append(.mapError(transform))
         return copy
     }
 
@@ -135,7 +154,8 @@ public struct Completions: Sendable {
 
         /// Runs the error hooks from layer `start` outwards and returns the error.
         private func fail(_ error: FaradayError, env: Env, from start: Int) -> FaradayError {
-            for hook in completions.hooks[start...] { hook.fail(error, env: env) }
+            var error = error
+            for hook in completions.hooks[start...] { error = hook.fail(error, env: env) }
             return error
         }
     }

@@ -1,0 +1,85 @@
+import Foundation
+import Synchronization
+
+/// A deadline for a whole call: sending, waiting and reading, every frame of a stream included.
+///
+/// Where it sits decides what it bounds: above ``Retry`` it bounds all attempts and waits
+/// together, below it each attempt. It works on top of the adapter's connect, read and write
+/// timeouts (``RequestOptions``), whichever comes first.
+///
+/// ```swift
+/// builder.use(Timeout.Handler(.seconds(10)))   // the whole call, retries included
+/// builder.use(Retry.Handler())
+/// builder.use(Timeout.Handler(.seconds(3)))    // each attempt
+/// ```
+///
+/// A call past its deadline is stopped down to the adapter and fails with
+/// ``FaradayError/Code/callTimeout``.
+public struct Timeout: Middleware {
+    /// The app below.
+    public let app: any App
+    /// The handler's settings.
+    public let handler: Handler
+
+    /// Builds ``Timeout``.
+    public struct Handler: Faraday.Handler {
+        /// The deadline, from the moment the call reaches this layer.
+        public var duration: Duration
+
+        /// Creates the handler.
+        public init(_ duration: Duration) {
+            self.duration = duration
+        }
+
+        public func build(app: any App) -> any App { Timeout(app: app, handler: self) }
+    }
+
+    public func call(_ env: Env) async throws -> Completions {
+        let attempt = env.forAttempt()
+        let deadline = Deadline(after: handler.duration, cancelling: attempt.cancellation)
+        let timeout = { @Sendable (error: FaradayError) -> FaradayError in
+            guard deadline.hasPassed, error.code == .cancelled, !env.isCancelled else { return error }
+            return FaradayError(
+                .callTimeout, "The call took longer than its \(handler.duration) deadline.",
+                method: env.request.method, url: env.request.url, underlying: error)
+        }
+        let completions: Completions
+        do {
+            completions = try await app.call(attempt)
+        } catch {
+            deadline.stop()
+            throw timeout(FaradayError.wrapping(error, request: env.request))
+        }
+        guard completions.isStreamed else {
+            deadline.stop()
+            return completions
+        }
+        return try completions.onComplete { env in if env.isFinal { deadline.stop() } }.mapErrors { error in
+            deadline.stop()
+            return timeout(error)
+        }
+    }
+}
+
+/// Cancels a token when a duration has passed, unless stopped first.
+private final class Deadline: Sendable {
+    private final class Flag: Sendable {
+        let value = Atomic(false)
+    }
+
+    private let passed = Flag()
+    private let timer: Task<Void, Never>
+
+    init(after duration: Duration, cancelling token: CancellationToken) {
+        let passed = self.passed
+        timer = Task {
+            guard (try? await Task.sleep(for: duration)) != nil else { return }
+            passed.value.store(true, ordering: .sequentiallyConsistent)
+            token.cancel()
+        }
+    }
+
+    var hasPassed: Bool { passed.value.load(ordering: .sequentiallyConsistent) }
+
+    func stop() { timer.cancel() }
+}
