@@ -26,10 +26,17 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
-        // The core: Foundation, HTTPTypes and swift-log only.
+        // zlib, from the system (Debian's zlib1g-dev; part of Apple's SDKs), for Decompression.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+        // The core: Foundation, HTTPTypes, swift-log and the system's zlib only.
         .target(
             name: "Faraday",
             dependencies: [
+                "CZlib",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -53,6 +60,7 @@ let package = Package(
         .target(
             name: "FaradayTestSupport",
             dependencies: [
+                "CZlib",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -24,6 +24,9 @@ enum Next { case keepAlive, close }
 ///   (503 by default, with `Retry-After: R` when given), the next `{"attempts":…,"bodies":[…]}`.
 /// - `/redirect/CODE?to=LOCATION`: status CODE with `Location: LOCATION`, verbatim.
 /// - `/loop`: a 302 to itself.
+/// - `/compressed?encoding=gzip|deflate|raw&size=N&zeros=1&chunked=1&truncate=1`: N bytes of the
+///   `offset % 251` pattern (or zeros) compressed, with `Content-Encoding` (`raw` is sent as
+///   `deflate` without the zlib wrapper); chunked in 1 KiB pieces, or cut short, on request.
 /// - `POST /login`: sets a `session` cookie (and a `theme` cookie with an `Expires` date).
 /// - `/session`: the request's `Cookie` header back, or 401 without a `session` cookie.
 /// - `/protected`: 200 for `Authorization: Bearer fresh-token`, else 401 with `WWW-Authenticate`.
@@ -56,6 +59,24 @@ enum Routes {
                 Int(code) ?? 302, headers: [("location", request.query["to"] ?? "/echo")], text: "redirecting")
         case ("loop", nil):
             try await writer.respond(302, headers: [("location", "/loop")], text: "again")
+        case ("compressed", nil):
+            let format = Compressor.Format(rawValue: request.query["encoding"] ?? "gzip") ?? .gzip
+            let zeros = request.query["zeros"] == "1"
+            var body = Compressor.compress(count: request.int("size", default: 1000), format: format) { zeros ? 0 : UInt8($0 % 251) }
+            if request.query["truncate"] == "1" { body = body.prefix(body.count / 2) }
+            let headers = [("content-type", "application/octet-stream"), ("content-encoding", format == .gzip ? "gzip" : "deflate")]
+            if request.query["chunked"] == "1" {
+                try await writer.head(200, headers: headers, contentLength: nil)
+                var offset = 0
+                while offset < body.count {
+                    let piece = body[body.index(body.startIndex, offsetBy: offset)..<body.index(body.startIndex, offsetBy: min(offset + 1024, body.count))]
+                    try await writer.chunk(ByteBuffer(bytes: piece))
+                    offset += 1024
+                }
+                try await writer.endChunks()
+            } else {
+                try await writer.respond(200, headers: headers, body: ByteBuffer(bytes: body))
+            }
         case ("login", nil):
             try await writer.respond(200, headers: [
                 ("set-cookie", "session=s-\(request.head.headers.first(name: "x-user") ?? "anon"); Path=/; HttpOnly"),

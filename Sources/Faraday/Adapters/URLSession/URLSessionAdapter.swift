@@ -20,7 +20,9 @@ import FoundationNetworking
 /// ``FaradayError/Code/unsupportedOption`` before sending anything. It never follows redirects.
 ///
 /// URLSession's own limits apply: multi-valued response headers arrive joined with `, `, the reason
-/// phrase is the standard one, a streamed request body is spooled to a temporary file and uploaded
+/// phrase is the standard one, gzip and deflate bodies arrive already decoded (URLSession
+/// decodes them itself, so ``Decompression``'s limits do not apply: a buffered body is bounded by
+/// ``RequestOptions/maxBufferedBodySize``), a streamed request body is spooled to a temporary file and uploaded
 /// from there, and URLSession decodes `gzip`/`deflate` bodies itself (their `Content-Encoding`
 /// header stays visible). Prefer `AsyncHTTPClientAdapter` on Linux servers.
 public final class URLSessionAdapter: Adapter {
@@ -139,6 +141,13 @@ public final class URLSessionAdapter: Adapter {
             // Foundation joins repeated headers with commas; Set-Cookie must be split back.
             let values = name == .setCookie ? SetCookie.split(combined: value) : [value]
             for value in values { fields.append(HTTPField(name: name, value: value)) }
+        }
+        // URLSession has already decoded gzip and deflate bodies: say so, so that nothing
+        // decodes them twice and no length refers to the encoded bytes.
+        let encoding = fields[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased()
+        if encoding == "gzip" || encoding == "x-gzip" || encoding == "deflate" {
+            fields[.contentEncoding] = nil
+            fields[.contentLength] = nil
         }
         return fields
     }

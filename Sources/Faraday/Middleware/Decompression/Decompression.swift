@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+import Synchronization
+
+/// Asks for compressed responses and decodes them: gzip and deflate (zlib-wrapped or raw),
+/// buffered or streamed chunk by chunk, with limits that stop decompression bombs.
+///
+/// ```swift
+/// builder.use(Decompression.Handler())
+/// ```
+///
+/// It sets `Accept-Encoding: gzip, deflate` unless the request has one, and on a response with
+/// `Content-Encoding: gzip` or `deflate` it replaces the body with the decoded bytes, removes
+/// `Content-Encoding` and sets `Content-Length` to the decoded length (removes it when
+/// streamed). Other encodings pass through untouched. A corrupt or truncated body, or one that
+/// grows past ``Limits``, fails with ``FaradayError/Code/decompressionFailed``.
+///
+/// ``URLSessionAdapter`` hands over bodies URLSession has already decoded (without
+/// `Content-Encoding`), which this middleware then leaves alone.
+public struct Decompression: Middleware {
+    /// The app below.
+    public let app: any App
+    /// The handler's settings.
+    public let handler: Handler
+
+    /// How far a body may grow when decoded.
+    public struct Limits: Sendable {
+        /// The most decoded bytes of one response.
+        public var maximumSize: Int
+        /// The most a body may grow, decoded bytes over encoded bytes…
+        public var maximumRatio: Double
+        /// …once this many bytes have been decoded (small bodies compress very well too).
+        public var ratioGrace: Int
+
+        /// Creates limits; by default 1 GiB, and 250 times past the first MiB (zlib's best is about
+        /// 1000 times, on a run of zeros).
+        public init(maximumSize: Int = 1 << 30, maximumRatio: Double = 250, ratioGrace: Int = 1 << 20) {
+            self.maximumSize = maximumSize
+            self.maximumRatio = maximumRatio
+            self.ratioGrace = ratioGrace
+        }
+    }
+
+    /// Builds ``Decompression``.
+    public struct Handler: Faraday.Handler {
+        /// The decoding limits.
+        public var limits: Limits
+
+        /// Creates the handler.
+        public init(limits: Limits = Limits()) {
+            self.limits = limits
+        }
+
+        public func build(app: any App) -> any App { Decompression(app: app, handler: self) }
+    }
+
+    public func onRequest(_ env: inout Env) async throws {
+        if env.request.headers[.acceptEncoding] == nil { env.request.headers[.acceptEncoding] = "gzip, deflate" }
+        env[InflaterKey.self] = InflaterBox()
+    }
+
+    public func onComplete(_ env: inout Env) throws {
+        guard var response = env.response, let format = Self.format(response.headers) else { return }
+        let streamed = env.phase.frameIndex != nil || env[InflaterKey.self]?.inflater != nil
+        let inflater = env[InflaterKey.self]?.inflater(format, handler.limits) ?? Inflater(format: format, limits: handler.limits)
+        do {
+            response.body = try inflater.decode(response.body)
+            if env.isFinal { try inflater.finish() }
+        } catch {
+            throw error.attaching(env.request)
+        }
+        response.headers[.contentEncoding] = nil
+        response.headers[.contentLength] = streamed ? nil : String(response.body.count)
+        env.response = response
+    }
+
+    /// The format of a `Content-Encoding` this middleware decodes.
+    private static func format(_ headers: HTTPFields) -> Inflater.Format? {
+        switch headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "gzip", "x-gzip": .gzip
+        case "deflate": .deflate
+        default: nil
+        }
+    }
+
+    private enum InflaterKey: EnvKey { typealias Value = InflaterBox }
+}
+
+/// The inflater of one call, made on its first completion and shared by the others.
+private final class InflaterBox: Sendable {
+    private let state = Mutex<Inflater?>(nil)
+
+    var inflater: Inflater? { state.withLock { $0 } }
+
+    func inflater(_ format: Inflater.Format, _ limits: Decompression.Limits) -> Inflater {
+        state.withLock { state in
+            if let state { return state }
+            let made = Inflater(format: format, limits: limits)
+            state = made
+            return made
+        }
+    }
+}

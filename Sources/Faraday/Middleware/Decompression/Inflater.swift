@@ -1,0 +1,130 @@
+import CZlib
+import Foundation
+import Synchronization
+
+/// Streaming gzip and deflate decoding on zlib, with the limits that stop decompression bombs.
+///
+/// `deflate` is read as zlib-wrapped (RFC 1950) or raw (RFC 1951), whichever the first bytes
+/// show, since servers send both. Concatenated gzip members are decoded one after the other.
+final class Inflater: @unchecked Sendable {
+    // `@unchecked Sendable`: every stored property is only touched with `lock` held.
+    enum Format: Sendable {
+        case gzip, deflate
+    }
+
+    private let lock = Mutex(())
+    private var stream = z_stream()
+    private var isOpen = false
+    private var isFinished = false
+    private var pending = Data()
+    private let format: Format
+    private let limits: Decompression.Limits
+    private var totalIn = 0
+    private var totalOut = 0
+
+    init(format: Format, limits: Decompression.Limits) {
+        self.format = format
+        self.limits = limits
+    }
+
+    deinit {
+        if isOpen { inflateEnd(&stream) }
+    }
+
+    /// Decodes the next piece of the body.
+    func decode(_ input: Data) throws(FaradayError) -> Data {
+        do {
+            return try lock.withLock { _ in try locked_decode(input) }
+        } catch let error as FaradayError {
+            throw error
+        } catch {
+            throw Self.failure("Decoding failed: \(error)")
+        }
+    }
+
+    /// Checks that the body ended where the compressed stream ends.
+    func finish() throws(FaradayError) {
+        try lock.withLock { _ throws(FaradayError) in
+            guard isFinished || (totalIn == 0 && pending.isEmpty) else {
+                throw Self.failure("The compressed body ended before its compressed stream did (a truncated body).")
+            }
+        }
+    }
+
+    private func locked_decode(_ input: Data) throws -> Data {
+        var input = input
+        if !isOpen {
+            pending.append(input)
+            guard format == .gzip || pending.count >= 2 else { return Data() }
+            input = pending
+            pending = Data()
+            try locked_open(windowBits: windowBits(for: input))
+        }
+        guard !input.isEmpty else { return Data() }
+        guard !isFinished else { throw Self.failure("Bytes follow the end of the compressed stream.") }
+        totalIn += input.count
+        var output = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        try input.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            guard let base = raw.bindMemory(to: Bytef.self).baseAddress else { return }
+            stream.next_in = UnsafeMutablePointer(mutating: base)
+            stream.avail_in = uInt(raw.count)
+            while stream.avail_in > 0 {
+                let result = chunk.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                    guard let start = buffer.baseAddress else { return Z_MEM_ERROR }
+                    stream.next_out = start
+                    stream.avail_out = uInt(buffer.count)
+                    let result = inflate(&stream, Z_NO_FLUSH)
+                    output.append(start, count: buffer.count - Int(stream.avail_out))
+                    return result
+                }
+                try checkLimits(produced: output.count)
+                switch result {
+                case Z_OK, Z_BUF_ERROR: continue
+                case Z_STREAM_END:
+                    if format == .gzip && stream.avail_in > 0 {
+                        inflateReset(&stream)  // another gzip member follows
+                    } else {
+                        if stream.avail_in > 0 { throw Self.failure("Bytes follow the end of the compressed stream.") }
+                        isFinished = true
+                    }
+                default:
+                    throw Self.failure("The compressed body is corrupt (zlib error \(result)).")
+                }
+            }
+            stream.next_in = nil
+        }
+        totalOut += output.count
+        return output
+    }
+
+    private func checkLimits(produced: Int) throws(FaradayError) {
+        let out = totalOut + produced
+        if out > limits.maximumSize {
+            throw Self.failure("The decompressed body is larger than \(limits.maximumSize) bytes.")
+        }
+        if out > limits.ratioGrace && Double(out) > Double(max(totalIn, 1)) * limits.maximumRatio {
+            throw Self.failure("The body decompresses more than \(Int(limits.maximumRatio)) times its size (a decompression bomb?).")
+        }
+    }
+
+    private func windowBits(for firstBytes: Data) -> Int32 {
+        switch format {
+        case .gzip: return 15 + 16
+        case .deflate:
+            let bytes = Array(firstBytes.prefix(2))
+            let isZlib = bytes.count == 2 && bytes[0] & 0x0F == 8 && (UInt16(bytes[0]) << 8 | UInt16(bytes[1])) % 31 == 0
+            return isZlib ? 15 : -15
+        }
+    }
+
+    private func locked_open(windowBits: Int32) throws(FaradayError) {
+        let result = inflateInit2_(&stream, windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        guard result == Z_OK else { throw Self.failure("zlib could not start (error \(result)).") }
+        isOpen = true
+    }
+
+    private static func failure(_ message: String) -> FaradayError {
+        FaradayError(.decompressionFailed, message)
+    }
+}

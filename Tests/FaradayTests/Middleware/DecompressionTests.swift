@@ -1,0 +1,79 @@
+import Faraday
+import Foundation
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct DecompressionTests {
+    static let gzip = Data([31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 203, 72, 205, 201, 201, 87, 40, 207, 47, 202, 73, 1, 0, 133, 17, 74, 13, 11, 0, 0, 0])
+    static let zlib = Data([120, 156, 203, 72, 205, 201, 201, 87, 40, 207, 47, 202, 73, 1, 0, 26, 11, 4, 93])
+    static let raw = Data([203, 72, 205, 201, 201, 87, 40, 207, 47, 202, 73, 1, 0])
+
+    private func get(_ chunks: [Data], encoding: String?, streamed: Bool = false) async throws -> (text: String, headers: HTTPFields) {
+        let stubs = TestAdapter()
+        var headers: HTTPFields = [.contentLength: "\(chunks.reduce(0) { $0 + $1.count })"]
+        if let encoding { headers[.contentEncoding] = encoding }
+        stubs.get("/v1/x") { [headers] _, _ in StubResponse(headers: headers, chunks: chunks) }
+        let response = try makeConnection([Decompression.Handler()], adapter: stubs).get("x") { $0.options.streaming = streamed ? .chunks : nil }
+        var body = Data()
+        var last = HTTPFields()
+        for try await env in response.completions {
+            body.append(env.body)
+            last = env.responseHeaders
+        }
+        return (String(decoding: body, as: UTF8.self), last)
+    }
+
+    @Test(arguments: [(gzip, "gzip"), (gzip, "x-gzip"), (zlib, "deflate"), (raw, "deflate")])
+    func eachFormatDecodes(_ body: Data, _ encoding: String) async throws {
+        let (text, headers) = try await get([body], encoding: encoding)
+        #expect(text == "hello world")
+        #expect(headers[.contentEncoding] == nil)
+        #expect(headers[.contentLength] == "11")
+    }
+
+    @Test(arguments: [gzip, zlib, raw])
+    func streamsDecodeAcrossOneByteChunks(_ body: Data) async throws {
+        let chunks = body.map { Data([$0]) }
+        let encoding = body == Self.gzip ? "gzip" : "deflate"
+        let (text, headers) = try await get(chunks, encoding: encoding, streamed: true)
+        #expect(text == "hello world")
+        #expect(headers[.contentLength] == nil)
+    }
+
+    @Test func concatenatedGzipMembersAllDecode() async throws {
+        #expect(try await get([Self.gzip + Self.gzip], encoding: "gzip").text == "hello worldhello world")
+    }
+
+    @Test(arguments: [Data([1, 2, 3, 4, 5]), gzip + Data([0xFF]), gzip.prefix(12)])
+    func corruptTrailingAndTruncatedBodiesFail(_ body: Data) async throws {
+        await #expect {
+            try await get([body], encoding: "gzip")
+        } throws: { error in
+            (error as? FaradayError)?.code == .decompressionFailed
+        }
+    }
+
+    @Test func otherEncodingsAndPlainBodiesPassThrough() async throws {
+        #expect(try await get([Data("plain".utf8)], encoding: nil).text == "plain")
+        let (text, headers) = try await get([Data("br?".utf8)], encoding: "br")
+        #expect(text == "br?" && headers[.contentEncoding] == "br")
+    }
+
+    @Test func acceptEncodingIsSetUnlessTheRequestHasOne() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/x") { env, _ in StubResponse(body: env.request.headers[.acceptEncoding] ?? "") }
+        let connection = try makeConnection([Decompression.Handler()], adapter: stubs)
+        #expect(try await connection.get("x").value.response?.text == "gzip, deflate")
+        #expect(try await connection.get("x", headers: [.acceptEncoding: "identity"]).value.response?.text == "identity")
+    }
+
+    @Test func theSizeLimitHolds() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/x") { _, _ in StubResponse(headers: [.contentEncoding: "gzip"], body: Self.gzip) }
+        let connection = try makeConnection([Decompression.Handler(limits: .init(maximumSize: 5))], adapter: stubs)
+        await #expect {
+            try await connection.get("x").value
+        } throws: { error in
+            (error as? FaradayError)?.code == .decompressionFailed
+        }
+    }
+}
