@@ -95,7 +95,10 @@ public struct FollowRedirects: Middleware {
                     .redirectLoop, "The redirects loop: \(Self.describe(history)).",
                     method: env.request.method, url: env.request.url, response: completions.head.response)
             }
-            if let redirect = history.last { handler.onRedirect?(redirect) }
+            if let redirect = history.last {
+                handler.onRedirect?(redirect)
+                env.events?.emit { $0.redirected($1, to: redirect) }
+            }
             request = next
         }
     }

@@ -97,6 +97,7 @@ public struct Retry: Middleware {
         handler.budget.deposit()
         var number = 1
         while true {
+            env.events?.emit { $0.attemptStarted($1, attempt: number) }
             let attemptEnv = env.forAttempt()
             var failed = Attempt(number: number, request: env.request, error: nil, response: nil, delay: .zero)
             var completions: Completions?
@@ -125,6 +126,7 @@ public struct Retry: Middleware {
             completions?.discard()
             failed.delay = delay(before: number, after: failed.response)
             handler.onRetry?(failed)
+            env.events?.emit { [failed] in $0.retryScheduled($1, attempt: failed.number, delay: failed.delay) }
             try await wait(failed.delay, env)
             number += 1
         }
