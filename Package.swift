@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "Faraday", targets: ["Faraday"]),
         .library(name: "FaradayAsyncHTTPClient", targets: ["FaradayAsyncHTTPClient"]),
+        .library(name: "FaradayObservability", targets: ["FaradayObservability"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -24,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         // zlib, from the system (Debian's zlib1g-dev; part of Apple's SDKs), for Decompression.
@@ -53,6 +56,16 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Tracing spans and metrics, kept out of the core so that it stays light.
+        .target(
+            name: "FaradayObservability",
+            dependencies: [
+                "Faraday",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -101,6 +114,15 @@ let package = Package(
         .testTarget(
             name: "AdapterConformanceTests",
             dependencies: ["Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FaradayObservabilityTests",
+            dependencies: [
+                "Faraday", "FaradayObservability",
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,0 +1,84 @@
+import Faraday
+import Foundation
+import HTTPTypes
+import Tracing
+
+/// Wraps each call in a client span of swift-distributed-tracing and propagates its context in
+/// the request headers, so that the server's spans join the trace.
+///
+/// ```swift
+/// builder.use(TraceRequests.Handler())   // the tracer bootstrapped in InstrumentationSystem
+/// ```
+///
+/// The span is named after the method (`GET`), a child of the task's current `ServiceContext`,
+/// and carries the OpenTelemetry HTTP attributes (`http.request.method`, `url.full`,
+/// `server.address`, `server.port`, `http.response.status_code`). A 5xx status or a failure
+/// marks it as an error. The context is injected by the tracer's own propagation: with
+/// swift-otel that is the W3C `traceparent` header. A streamed response's span ends with its
+/// last frame.
+public struct TraceRequests: Middleware {
+    /// The app below.
+    public let app: any App
+    /// The handler's settings.
+    public let handler: Handler
+
+    /// Builds ``TraceRequests``.
+    public struct Handler: Faraday.Handler {
+        /// The tracer; `nil` for the one bootstrapped in `InstrumentationSystem`.
+        public var tracer: (any Tracer)?
+
+        /// Creates the handler.
+        public init(tracer: (any Tracer)? = nil) {
+            self.tracer = tracer
+        }
+
+        public func build(app: any App) -> any App { TraceRequests(app: app, handler: self) }
+    }
+
+    public func call(_ env: Env) async throws -> Completions {
+        let tracer = handler.tracer ?? InstrumentationSystem.tracer
+        let url = env.request.url
+        let span = tracer.startAnySpan(env.request.method.rawValue, context: ServiceContext.current ?? .topLevel, ofKind: .client)
+        span.attributes["http.request.method"] = env.request.method.rawValue
+        span.attributes["url.full"] = url.absoluteString
+        if let host = url.host { span.attributes["server.address"] = host }
+        if let port = url.port ?? (url.scheme == "https" ? 443 : url.scheme == "http" ? 80 : nil) {
+            span.attributes["server.port"] = port
+        }
+        var env = env
+        tracer.inject(span.context, into: &env.request.headers, using: HTTPFieldsInjector())
+        do {
+            let completions = try await app.call(env)
+            if let status = completions.head.status {
+                span.attributes["http.response.status_code"] = status.code
+                if status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
+            }
+            guard completions.isStreamed else {
+                span.end()
+                return completions
+            }
+            return try completions.onComplete { env in if env.isFinal { span.end() } }.mapErrors { error in
+                Self.fail(span, error)
+                return error
+            }
+        } catch {
+            Self.fail(span, error)
+            throw error
+        }
+    }
+
+    private static func fail(_ span: any Span, _ error: any Error) {
+        span.recordError(error)
+        span.setStatus(SpanStatus(code: .error))
+        if let error = error as? FaradayError { span.attributes["error.type"] = "\(error.code)" }
+        span.end()
+    }
+}
+
+/// Writes context values as request headers.
+struct HTTPFieldsInjector: Injector {
+    func inject(_ value: String, forKey key: String, into fields: inout HTTPFields) {
+        guard let name = HTTPField.Name(key) else { return }
+        fields[name] = value
+    }
+}

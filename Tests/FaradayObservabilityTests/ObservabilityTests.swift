@@ -1,0 +1,93 @@
+import Faraday
+import FaradayObservability
+import Foundation
+import InMemoryTracing
+import MetricsTestKit
+import Testing
+import Tracing
+
+@Suite(.timeLimit(.minutes(1))) struct TraceRequestsTests {
+    private func connection(_ tracer: InMemoryTracer, _ stubs: TestAdapter) throws -> Connection {
+        try Connection(url: "https://api.example.com/v1") { builder in
+            builder.use(TraceRequests.Handler(tracer: tracer))
+            builder.adapter = stubs
+        }
+    }
+
+    @Test func eachCallIsAClientSpanWhoseContextTravelsInTheHeaders() async throws {
+        let tracer = InMemoryTracer()
+        let stubs = TestAdapter()
+        stubs.get("/v1/users") { env, _ in
+            StubResponse(body: env.request.headers[HTTPField.Name(InMemoryTracer.traceIDKey)!] ?? "none")
+        }
+        let traceID = try await connection(tracer, stubs).get("users").value.response?.text
+        let span = try #require(tracer.finishedSpans.first)
+        #expect(span.operationName == "GET")
+        #expect(span.kind == .client)
+        #expect(span.attributes["http.request.method"]?.toSpanAttribute() == "GET")
+        #expect(span.attributes["url.full"]?.toSpanAttribute() == "https://api.example.com/v1/users")
+        #expect(span.attributes["http.response.status_code"]?.toSpanAttribute() == 200)
+        #expect(span.attributes["server.port"]?.toSpanAttribute() == 443)
+        #expect(traceID == span.spanContext.traceID, "the server received the trace")
+    }
+
+    @Test func aParentSpanIsContinued() async throws {
+        let tracer = InMemoryTracer()
+        let stubs = TestAdapter()
+        stubs.get("/v1/x") { _, _ in StubResponse() }
+        let connection = try connection(tracer, stubs)
+        try await tracer.withAnySpan("parent") { _ in _ = try await connection.get("x").value }
+        let spans = tracer.finishedSpans
+        let child = try #require(spans.first { $0.operationName == "GET" })
+        let parent = try #require(spans.first { $0.operationName == "parent" })
+        #expect(child.spanContext.traceID == parent.spanContext.traceID)
+        #expect(child.spanContext.parentSpanID == parent.spanContext.spanID)
+    }
+
+    @Test func failuresAndServerErrorsMarkTheSpan() async throws {
+        let tracer = InMemoryTracer()
+        let stubs = TestAdapter()
+        stubs.get("/v1/down") { _, _ in StubResponse(status: .serviceUnavailable) }
+        let connection = try connection(tracer, stubs)
+        _ = try await connection.get("down").value
+        _ = try? await connection.get("missing").value
+        let spans = tracer.finishedSpans
+        #expect(spans.count == 2)
+        #expect(spans.allSatisfy { $0.status?.code == .error })
+        #expect(spans.last?.errors.isEmpty == false)
+    }
+
+    @Test func aStreamsSpanEndsWithItsLastFrame() async throws {
+        let tracer = InMemoryTracer()
+        let stubs = TestAdapter()
+        stubs.get("/v1/s") { _, _ in StubResponse(chunks: [Data("a".utf8), Data("b".utf8)]) }
+        var iterator = try connection(tracer, stubs).get("s") { $0.options.streaming = .chunks }.completions.makeAsyncIterator()
+        _ = try await iterator.next()
+        #expect(tracer.finishedSpans.isEmpty)
+        while try await iterator.next() != nil {}
+        #expect(tracer.finishedSpans.count == 1)
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct MetricsMonitorTests {
+    @Test func callsFailuresRetriesAndDurationsAreRecorded() async throws {
+        let metrics = TestMetrics()
+        let stubs = TestAdapter()
+        stubs.get("/v1/ok") { _, _ in StubResponse(body: "12345") }
+        stubs.get("/v1/flaky") { _, _ in StubResponse(status: .serviceUnavailable) }
+        let connection = try Connection(url: "https://api.example.com/v1") { builder in
+            builder.use(Instrumentation.Handler(monitors: [MetricsMonitor(factory: metrics)]))
+            builder.use(Retry.Handler(maxAttempts: 2, backoff: .none, statuses: [503]))
+            builder.adapter = stubs
+        }
+        _ = try await connection.get("ok").value
+        _ = try await connection.get("flaky").value
+        _ = try? await connection.get("missing").value
+        #expect(try metrics.expectCounter("faraday.requests", [("method", "GET"), ("status", "200")]).totalValue == 1)
+        #expect(try metrics.expectCounter("faraday.requests", [("method", "GET"), ("status", "503")]).totalValue == 1)
+        #expect(try metrics.expectCounter("faraday.failures", [("method", "GET"), ("error", "noStubMatched")]).totalValue == 1)
+        #expect(try metrics.expectCounter("faraday.retries", [("method", "GET")]).totalValue == 1)
+        #expect(metrics.counterTotal(label: "faraday.response.bytes") == 5)
+        #expect(try metrics.expectTimer("faraday.duration", [("method", "GET")]).values.count == 3)
+    }
+}
