@@ -52,6 +52,28 @@ extension AdapterConformance {
         try await other.shutdown()
     }
 
+    // URLSession on Linux cannot trust the test CA, so the HTTPS side runs on AsyncHTTPClient.
+    @Test func anHTTPSToHTTPRedirectIsRefusedUnlessAllowed() async throws {
+        let certificates = try TestCertificates.generate()
+        let plain = try await TestServer.start()
+        let target = plain.baseURL.appendingPathComponent("echo").absoluteString
+        try await withConnection(.asyncHTTPClient, tls: certificates, trust: certificates, handlers: [FollowRedirects.Handler()]) { connection, _ in
+            await #expect {
+                try await connection.get("redirect/302", params: ["to": .string(target)]).value
+            } throws: { error in
+                (error as? FaradayError)?.code == .insecureRedirect
+            }
+        }
+        try await withConnection(
+            .asyncHTTPClient, tls: certificates, trust: certificates, handlers: [FollowRedirects.Handler(allowsInsecureRedirects: true)]
+        ) { connection, _ in
+            let env = try await connection.get("redirect/302", params: ["to": .string(target)]).value
+            #expect(env.request.url.scheme == "http")
+            #expect(env.redirects.count == 1)
+        }
+        try await plain.shutdown()
+    }
+
     @Test(arguments: AdapterKind.allCases)
     func loopsAndLongChainsStop(_ kind: AdapterKind) async throws {
         try await withConnection(kind, handlers: [FollowRedirects.Handler(limit: 2)]) { connection, _ in
