@@ -43,12 +43,3 @@ public struct RequestOptions: Sendable {
         self.streaming = streaming
     }
 }
-
-/// How a streamed response is cut into frames, one completion each.
-public struct Streaming: Sendable, Hashable {
-    private enum Kind: Hashable, Sendable { case chunks }
-    private let kind: Kind
-
-    /// The chunks as the adapter receives them from the network.
-    public static let chunks = Streaming(kind: .chunks)
-}

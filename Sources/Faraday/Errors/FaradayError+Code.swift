@@ -9,7 +9,7 @@ extension FaradayError {
             case stackLocked, noAdapter, unsupportedOption, noStubMatched
             case connectionFailed, connectTimeout, readTimeout, writeTimeout, callTimeout
             case tlsFailure, cancelled, invalidResponse, parsingFailed, unacceptableContentType
-            case tooManyRedirects, redirectLoop, insecureRedirect, decompressionFailed
+            case tooManyRedirects, redirectLoop, insecureRedirect, decompressionFailed, frameTooLarge
             case badRequest, unauthorized, forbidden, resourceNotFound, proxyAuthenticationRequired
             case requestTimeout, conflict, unprocessableEntity, tooManyRequests
             case clientError, serverError, nilStatus, unknown
@@ -68,6 +68,8 @@ extension FaradayError {
         public static let invalidResponse = Code(.invalidResponse)
         /// A response body could not be parsed; ``FaradayError/response`` holds the body.
         public static let parsingFailed = Code(.parsingFailed)
+        /// A frame of a streamed response is larger than ``Streaming/maxFrameSize``.
+        public static let frameTooLarge = Code(.frameTooLarge)
         /// A compressed body is corrupt or truncated, or decodes past the ``Decompression`` limits.
         public static let decompressionFailed = Code(.decompressionFailed)
         /// A call was redirected more times than ``FollowRedirects`` allows.

@@ -21,7 +21,7 @@ public struct Completions: Sendable {
     /// The env once the response head is known: status and headers, and for a buffered response
     /// the whole body (it is then the only completion).
     public var head: Env
-    private let frames: ByteStream?
+    private var frames: ByteStream?
     private var hooks: [Hook]
 
     private enum Hook: Sendable {
@@ -69,6 +69,15 @@ public struct Completions: Sendable {
     /// `true` for a streamed response.
     public var isStreamed: Bool { frames != nil }
 
+    /// Transforms the bytes of a streamed response before they are cut into frames: for
+    /// byte-level middleware such as ``Decompression``. A buffered response is returned as it is.
+    public func transformingBody(_ transform: (ByteStream) -> ByteStream) -> Completions {
+        guard let frames else { return self }
+        var copy = self
+        copy.frames = transform(frames)
+        return copy
+    }
+
     /// Drops a response the middleware will not pass up (the first answer of a retried or
     /// redirected call): a streamed transfer is stopped, so its connection is not left reading.
     /// Call it only on completions of an attempt made with ``Env/forAttempt()``; otherwise the
@@ -110,13 +119,17 @@ public struct Completions: Sendable {
     /// Iterates the completions, running the hooks on each; used by ``Response``.
     struct Iterator {
         private var completions: Completions
-        private var frames: ByteStream.AsyncIterator?
+        private var frames: FrameReader?
         private var nextIndex = 0
         private var isDone = false
 
         init(_ completions: Completions) {
             self.completions = completions
-            self.frames = completions.frames?.makeAsyncIterator()
+            self.frames = completions.frames.map { chunks in
+                FrameReader(
+                    chunks: chunks, streaming: completions.head.request.options.streaming ?? .chunks,
+                    cancellation: completions.head.cancellation)
+            }
         }
 
         /// The next completion, `nil` after the final one.
@@ -128,8 +141,9 @@ public struct Completions: Sendable {
             }
             var env = completions.head
             do {
-                if let chunk = try await frames?.next() {
-                    env.response?.body = chunk
+                if let frame = try await frames?.next() {
+                    env.response?.body = frame.body
+                    if let event = frame.event { env[ServerSentEventKey.self] = event }
                     env.phase = .frame(nextIndex)
                     nextIndex += 1
                 } else {

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 
 /// Asks for compressed responses and decodes them: gzip and deflate (zlib-wrapped or raw),
 /// buffered or streamed chunk by chunk, with limits that stop decompression bombs.
@@ -54,24 +53,27 @@ public struct Decompression: Middleware {
         public func build(app: any App) -> any App { Decompression(app: app, handler: self) }
     }
 
-    public func onRequest(_ env: inout Env) async throws {
+    public func call(_ env: Env) async throws -> Completions {
+        var env = env
         if env.request.headers[.acceptEncoding] == nil { env.request.headers[.acceptEncoding] = "gzip, deflate" }
-        env[InflaterKey.self] = InflaterBox()
-    }
-
-    public func onComplete(_ env: inout Env) throws {
-        guard var response = env.response, let format = Self.format(response.headers) else { return }
-        let streamed = env.phase.frameIndex != nil || env[InflaterKey.self]?.inflater != nil
-        let inflater = env[InflaterKey.self]?.inflater(format, handler.limits) ?? Inflater(format: format, limits: handler.limits)
+        var completions = try await app.call(env)
+        guard var response = completions.head.response, let format = Self.format(response.headers) else { return completions }
+        let inflater = Inflater(format: format, limits: handler.limits)
+        response.headers[.contentEncoding] = nil
+        response.headers[.contentLength] = nil
+        if completions.isStreamed {
+            completions.head.response = response
+            return completions.transformingBody { ByteStream(InflatingChunks(base: $0, inflater: inflater)) }
+        }
         do {
             response.body = try inflater.decode(response.body)
-            if env.isFinal { try inflater.finish() }
+            try inflater.finish()
         } catch {
             throw error.attaching(env.request)
         }
-        response.headers[.contentEncoding] = nil
-        response.headers[.contentLength] = streamed ? nil : String(response.body.count)
-        env.response = response
+        response.headers[.contentLength] = String(response.body.count)
+        completions.head.response = response
+        return completions
     }
 
     /// The format of a `Content-Encoding` this middleware decodes.
@@ -83,21 +85,27 @@ public struct Decompression: Middleware {
         }
     }
 
-    private enum InflaterKey: EnvKey { typealias Value = InflaterBox }
 }
 
-/// The inflater of one call, made on its first completion and shared by the others.
-private final class InflaterBox: Sendable {
-    private let state = Mutex<Inflater?>(nil)
+/// The decoded chunks of a compressed stream; the end of the stream checks it was complete.
+private struct InflatingChunks: AsyncSequence, Sendable {
+    typealias Element = Data
+    let base: ByteStream
+    let inflater: Inflater
 
-    var inflater: Inflater? { state.withLock { $0 } }
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: ByteStream.AsyncIterator
+        let inflater: Inflater
 
-    func inflater(_ format: Inflater.Format, _ limits: Decompression.Limits) -> Inflater {
-        state.withLock { state in
-            if let state { return state }
-            let made = Inflater(format: format, limits: limits)
-            state = made
-            return made
+        mutating func next() async throws -> Data? {
+            while let chunk = try await base.next() {
+                let decoded = try inflater.decode(chunk)
+                if !decoded.isEmpty { return decoded }
+            }
+            try inflater.finish()
+            return nil
         }
     }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), inflater: inflater) }
 }

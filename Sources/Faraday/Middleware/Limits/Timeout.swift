@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A deadline for a whole call: sending, waiting and reading, every frame of a stream included.
 ///
@@ -59,27 +58,4 @@ public struct Timeout: Middleware {
             return timeout(error)
         }
     }
-}
-
-/// Cancels a token when a duration has passed, unless stopped first.
-private final class Deadline: Sendable {
-    private final class Flag: Sendable {
-        let value = Atomic(false)
-    }
-
-    private let passed = Flag()
-    private let timer: Task<Void, Never>
-
-    init(after duration: Duration, cancelling token: CancellationToken) {
-        let passed = self.passed
-        timer = Task {
-            guard (try? await Task.sleep(for: duration)) != nil else { return }
-            passed.value.store(true, ordering: .sequentiallyConsistent)
-            token.cancel()
-        }
-    }
-
-    var hasPassed: Bool { passed.value.load(ordering: .sequentiallyConsistent) }
-
-    func stop() { timer.cancel() }
 }

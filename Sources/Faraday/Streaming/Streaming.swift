@@ -1,0 +1,179 @@
+import Foundation
+
+/// Asks for a streamed response and says how it is cut into frames, one completion each.
+///
+/// ```swift
+/// var streaming = Streaming.serverSentEvents
+/// streaming.idleTimeout = .seconds(30)
+/// connection.get("events") { $0.options.streaming = streaming }
+/// ```
+///
+/// Frames are cut after any byte-level middleware (``Decompression``) and before the
+/// `onComplete` hooks, so ``DecodeJSON`` decodes each JSON frame.
+public struct Streaming: Sendable {
+    enum Kind: Sendable {
+        case chunks, lines, ndjson, serverSentEvents, jsonSequence
+        case custom(@Sendable (Int) -> any Framer)
+    }
+
+    let kind: Kind
+    /// The largest frame accepted; a longer one fails the call with
+    /// ``FaradayError/Code/frameTooLarge`` (raw chunks are not limited).
+    public var maxFrameSize: Int
+    /// Stop after this many frames: the transfer is stopped and the final completion follows.
+    public var maxFrames: Int?
+    /// The longest wait for the next frame; past it the call fails with
+    /// ``FaradayError/Code/readTimeout``.
+    public var idleTimeout: Duration?
+
+    init(_ kind: Kind) {
+        self.kind = kind
+        self.maxFrameSize = 1 << 20
+    }
+
+    /// The chunks as the adapter receives them from the network.
+    public static let chunks = Streaming(.chunks)
+    /// One frame per line (LF or CRLF ends a line; the terminator is not part of the frame).
+    public static let lines = Streaming(.lines)
+    /// Newline-delimited JSON: one frame per non-empty line.
+    public static let ndjson = Streaming(.ndjson)
+    /// Server-sent events (`text/event-stream`): one frame per event, its `data` as the body and
+    /// the whole event in ``Env/serverSentEvent``.
+    public static let serverSentEvents = Streaming(.serverSentEvents)
+    /// JSON text sequences (RFC 7464): one frame per record.
+    public static let jsonSequence = Streaming(.jsonSequence)
+
+    /// Frames cut by your own ``Framer``, made afresh for each response with the
+    /// ``maxFrameSize`` it must enforce.
+    public static func custom(_ makeFramer: @escaping @Sendable (_ maxFrameSize: Int) -> any Framer) -> Streaming {
+        Streaming(.custom(makeFramer))
+    }
+
+    func makeFramer() -> any Framer {
+        switch kind {
+        case .chunks: ChunkFramer()
+        case .lines: LineFramer(maxFrameSize: maxFrameSize, skipsEmptyLines: false)
+        case .ndjson: LineFramer(maxFrameSize: maxFrameSize, skipsEmptyLines: true)
+        case .serverSentEvents: ServerSentEventFramer(maxFrameSize: maxFrameSize)
+        case .jsonSequence: JSONSequenceFramer(maxFrameSize: maxFrameSize)
+        case .custom(let make): make(maxFrameSize)
+        }
+    }
+}
+
+/// Cuts a byte stream into frames. A framer is made for one response and fed its chunks in order.
+public protocol Framer {
+    /// The frames that `chunk` completes (none, one or several).
+    mutating func frames(from chunk: Data) throws(FaradayError) -> [Frame]
+    /// The frames left when the stream ends.
+    mutating func finish() throws(FaradayError) -> [Frame]
+}
+
+/// One frame of a streamed response: the body of a completion, and the event it came from for
+/// server-sent events.
+public struct Frame: Sendable {
+    /// The frame's bytes.
+    public var body: Data
+    /// The server-sent event, for ``Streaming/serverSentEvents``.
+    public var event: ServerSentEvent?
+
+    /// Creates a frame.
+    public init(_ body: Data, event: ServerSentEvent? = nil) {
+        self.body = body
+        self.event = event
+    }
+}
+
+extension FaradayError {
+    static func frameTooLarge(_ limit: Int) -> FaradayError {
+        FaradayError(.frameTooLarge, "A streamed frame is larger than \(limit) bytes (Streaming.maxFrameSize).")
+    }
+}
+
+/// Each chunk as it came.
+struct ChunkFramer: Framer {
+    func frames(from chunk: Data) -> [Frame] { chunk.isEmpty ? [] : [Frame(chunk)] }
+    func finish() -> [Frame] { [] }
+}
+
+/// Lines ending in LF (a CR before it is dropped).
+struct LineFramer: Framer {
+    let maxFrameSize: Int
+    let skipsEmptyLines: Bool
+    private var buffer = Data()
+
+    init(maxFrameSize: Int, skipsEmptyLines: Bool) {
+        self.maxFrameSize = maxFrameSize
+        self.skipsEmptyLines = skipsEmptyLines
+    }
+
+    mutating func frames(from chunk: Data) throws(FaradayError) -> [Frame] {
+        buffer.append(chunk)
+        var frames: [Frame] = []
+        var start = buffer.startIndex
+        while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            try emit(buffer[start..<newline], into: &frames)
+            start = buffer.index(after: newline)
+        }
+        buffer = Data(buffer[start...])
+        guard buffer.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
+        return frames
+    }
+
+    mutating func finish() throws(FaradayError) -> [Frame] {
+        var frames: [Frame] = []
+        if !buffer.isEmpty { try emit(buffer[...], into: &frames) }
+        buffer = Data()
+        return frames
+    }
+
+    private func emit(_ line: Data, into frames: inout [Frame]) throws(FaradayError) {
+        var line = line
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        guard line.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
+        if skipsEmptyLines && line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+        frames.append(Frame(Data(line)))
+    }
+}
+
+/// RFC 7464 records: each starts with RS (0x1E); the text up to the next RS is one JSON text.
+struct JSONSequenceFramer: Framer {
+    let maxFrameSize: Int
+    private var buffer = Data()
+    private var started = false
+
+    init(maxFrameSize: Int) { self.maxFrameSize = maxFrameSize }
+
+    mutating func frames(from chunk: Data) throws(FaradayError) -> [Frame] {
+        buffer.append(chunk)
+        var frames: [Frame] = []
+        while let separator = buffer.firstIndex(of: 0x1E) {
+            if started { emit(buffer[buffer.startIndex..<separator], into: &frames) }
+            started = true
+            buffer = Data(buffer[buffer.index(after: separator)...])
+        }
+        guard buffer.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
+        return frames
+    }
+
+    mutating func finish() throws(FaradayError) -> [Frame] {
+        var frames: [Frame] = []
+        if started { emit(buffer[...], into: &frames) }
+        buffer = Data()
+        return frames
+    }
+
+    private func emit(_ record: Data, into frames: inout [Frame]) {
+        let trimmed = record.trimmingWhitespace()
+        if !trimmed.isEmpty { frames.append(Frame(trimmed)) }
+    }
+}
+
+extension Data {
+    /// Without leading and trailing JSON whitespace.
+    fileprivate func trimmingWhitespace() -> Data {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return Data() }
+        return Data(self[first...last])
+    }
+}

@@ -1,0 +1,101 @@
+@testable import Faraday
+import Foundation
+import Testing
+
+@Suite struct FramingTests {
+    /// The frames of `stream` fed to a fresh framer in the given pieces.
+    private func frames(_ streaming: Streaming, _ pieces: [Data]) throws -> [Frame] {
+        var framer = streaming.makeFramer()
+        var frames: [Frame] = []
+        for piece in pieces { frames += try framer.frames(from: piece) }
+        return frames + (try framer.finish())
+    }
+
+    private func bodies(_ frames: [Frame]) -> [String] { frames.map { String(decoding: $0.body, as: UTF8.self) } }
+
+    static let samples: [(String, Streaming, String)] = [
+        ("lines", .lines, "one\r\ntwo\n\nthree"),
+        ("ndjson", .ndjson, "{\"a\":1}\n\n{\"b\":[1,2]}\r\n{\"c\":\"é\"}\n"),
+        ("sse", .serverSentEvents, "\u{FEFF}event: tick\r\ndata: a\rdata: b\n\n: comment\nid: 7\ndata: c\r\n\r\ndata: tail-without-end"),
+        ("json-seq", .jsonSequence, "\u{1E}{\"a\":1}\n\u{1E}[2,3]\n\u{1E}\"x\"\n"),
+    ]
+
+    @Test(arguments: samples.map(\.0))
+    func framesDoNotDependOnWhereTheNetworkSplitsTheStream(_ name: String) throws {
+        let (_, streaming, text) = try #require(Self.samples.first { $0.0 == name })
+        let whole = Data(text.utf8)
+        let expected = bodies(try frames(streaming, [whole]))
+        #expect(!expected.isEmpty)
+        for split in 0...whole.count {
+            #expect(bodies(try frames(streaming, [whole.prefix(split), whole.dropFirst(split)])) == expected, "split at \(split)")
+        }
+        #expect(bodies(try frames(streaming, whole.map { Data([$0]) })) == expected, "one byte at a time")
+    }
+
+    @Test func linesAndNDJSON() throws {
+        #expect(bodies(try frames(.lines, [Data("one\r\ntwo\n\nthree".utf8)])) == ["one", "two", "", "three"])
+        #expect(bodies(try frames(.ndjson, [Data("{\"a\":1}\n\n \n{\"b\":2}".utf8)])) == ["{\"a\":1}", "{\"b\":2}"])
+    }
+
+    @Test func jsonTextSequences() throws {
+        #expect(bodies(try frames(.jsonSequence, [Data("\u{1E}{\"a\":1}\n\u{1E}[2,3]\n\u{1E}\u{1E}\"x\"\n".utf8)])) == ["{\"a\":1}", "[2,3]", "\"x\""])
+    }
+
+    // MARK: Server-sent events (WHATWG examples)
+
+    private func events(_ text: String) throws -> [ServerSentEvent] {
+        try frames(.serverSentEvents, [Data(text.utf8)]).compactMap(\.event)
+    }
+
+    @Test func multiLineDataIsJoined() throws {
+        #expect(try events("data: YHOO\ndata: +2\ndata: 10\n\n").map(\.data) == ["YHOO\n+2\n10"])
+    }
+
+    @Test func commentsIDsAndSpacesFollowTheSpec() throws {
+        let parsed = try events(": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n\n")
+        #expect(parsed.map(\.data) == ["first event", "second event", " third event"])
+        #expect(parsed.map(\.lastEventID) == ["1", "", ""])
+    }
+
+    @Test func emptyDataAndAnUnfinishedEvent() throws {
+        #expect(try events("data\n\ndata\ndata\n\ndata:").map(\.data) == ["", "\n"])
+        #expect(try events("data:test\n\ndata: test\n\n").map(\.data) == ["test", "test"])
+    }
+
+    @Test func typesRetryAndLineEndings() throws {
+        let parsed = try events("\u{FEFF}event: add\rretry: 1500\r\ndata: 1\r\rretry: soon\ndata: 2\n\n")
+        #expect(parsed.map(\.type) == ["add", "message"])
+        #expect(parsed.map(\.retry) == [.milliseconds(1500), nil])
+        #expect(parsed.map(\.data) == ["1", "2"])
+    }
+
+    // MARK: Hostile streams
+
+    @Test(arguments: [Streaming.lines, .ndjson, .serverSentEvents, .jsonSequence])
+    func aNeverEndingFrameIsStopped(_ streaming: Streaming) {
+        var limited = streaming
+        limited.maxFrameSize = 1000
+        let prefix = streaming.kind.isJSONSequence ? Data([0x1E]) : Data()
+        let chunks = [prefix] + Array(repeating: Data(repeating: UInt8(ascii: "x"), count: 100), count: 20)
+        #expect {
+            try frames(limited, chunks)
+        } throws: { error in
+            (error as? FaradayError)?.code == .frameTooLarge
+        }
+    }
+
+    @Test func invalidUTF8InAnEventStreamIsAnError() {
+        #expect {
+            try frames(.serverSentEvents, [Data("data: ".utf8) + Data([0xFF, 0xFE]) + Data("\n\n".utf8)])
+        } throws: { error in
+            (error as? FaradayError)?.code == .invalidResponse
+        }
+    }
+}
+
+extension Streaming.Kind {
+    var isJSONSequence: Bool {
+        if case .jsonSequence = self { return true }
+        return false
+    }
+}
