@@ -27,6 +27,11 @@ enum Next { case keepAlive, close }
 /// - `/compressed?encoding=gzip|deflate|raw&size=N&zeros=1&chunked=1&truncate=1`: N bytes of the
 ///   `offset % 251` pattern (or zeros) compressed, with `Content-Encoding` (`raw` is sent as
 ///   `deflate` without the zlib wrapper); chunked in 1 KiB pieces, or cut short, on request.
+/// - `/heartbeat?interval=MS&limit=N`: one chunk `{"date":"…","count":n}` and a newline every MS
+///   milliseconds, N of them (the heartbeat endpoint of the original Swift Faraday tests).
+/// - `/events?perConnection=N&total=T`: server-sent events with ids 1…T and `retry: 10`, starting
+///   after the request's `Last-Event-ID`, closing the connection after N events (to make the
+///   client reconnect) and answering 204 once all T were sent.
 /// - `POST /login`: sets a `session` cookie (and a `theme` cookie with an `Expires` date).
 /// - `/session`: the request's `Cookie` header back, or 401 without a `session` cookie.
 /// - `/protected`: 200 for `Authorization: Bearer fresh-token`, else 401 with `WWW-Authenticate`.
@@ -77,6 +82,28 @@ enum Routes {
             } else {
                 try await writer.respond(200, headers: headers, body: ByteBuffer(bytes: body))
             }
+        case ("heartbeat", nil):
+            try await writer.head(200, headers: [("content-type", "application/x-ndjson")], contentLength: nil)
+            let formatter = ISO8601DateFormatter()
+            for count in 1...max(1, request.int("limit", default: 10)) {
+                if count > 1 { try await Task.sleep(for: .milliseconds(request.int("interval", default: 100))) }
+                try await writer.chunk(ByteBuffer(string: #"{"date":"\#(formatter.string(from: Date()))","count":\#(count)}"# + "\n"))
+            }
+            try await writer.endChunks()
+        case ("events", nil):
+            let last = Int(request.head.headers.first(name: "last-event-id") ?? "") ?? 0
+            let total = request.int("total", default: 5)
+            guard last < total else {
+                try await writer.head(204, contentLength: 0)
+                return .keepAlive
+            }
+            try await writer.head(200, headers: [("content-type", "text/event-stream")], contentLength: nil)
+            try await writer.chunk(ByteBuffer(string: "retry: 10\n: stream opened\n\n"))
+            for id in (last + 1)...min(total, last + request.int("perConnection", default: 2)) {
+                try await writer.chunk(ByteBuffer(string: "id: \(id)\nevent: tick\ndata: event \(id)\n\n"))
+            }
+            try await writer.endChunks()
+            return .close
         case ("login", nil):
             try await writer.respond(200, headers: [
                 ("set-cookie", "session=s-\(request.head.headers.first(name: "x-user") ?? "anon"); Path=/; HttpOnly"),

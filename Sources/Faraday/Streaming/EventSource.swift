@@ -1,0 +1,121 @@
+import Foundation
+import HTTPTypes
+
+/// A server-sent event stream that stays connected: when the server closes the stream or the
+/// connection fails, it reconnects after the server's `retry` interval with `Last-Event-ID`,
+/// so no event is lost or repeated, until the consuming task is cancelled (WHATWG `EventSource`).
+///
+/// ```swift
+/// for try await event in connection.eventSource("notifications") {
+///     print(event.type, event.data)
+/// }
+/// ```
+///
+/// It stops (ends the sequence) when the server answers 204 No Content, and fails on any other
+/// status than 200, on a content type other than `text/event-stream`, or after
+/// ``maxReconnects`` reconnections in a row without an event.
+public struct EventSource: AsyncSequence, Sendable {
+    public typealias Element = ServerSentEvent
+
+    let connection: Connection
+    let path: String
+    let headers: HTTPFields
+    /// The wait before reconnecting until the server sets one with `retry:`.
+    public var reconnectionTime: Duration
+    /// How many reconnections in a row may bring no event before the stream fails.
+    public var maxReconnects: Int
+    /// The streaming options (frame size, idle timeout) of each connection.
+    public var streaming: Streaming
+
+    init(connection: Connection, path: String, headers: HTTPFields) {
+        self.connection = connection
+        self.path = path
+        self.headers = headers
+        self.reconnectionTime = .seconds(3)
+        self.maxReconnects = 10
+        self.streaming = .serverSentEvents
+    }
+
+    /// Pulls events, connecting and reconnecting as needed.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        private let source: EventSource
+        private var current: Response.CompletionSequence.AsyncIterator?
+        private var lastEventID = ""
+        private var retry: Duration
+        private var failedReconnects = 0
+        private var isFinished = false
+
+        init(_ source: EventSource) {
+            self.source = source
+            self.retry = source.reconnectionTime
+        }
+
+        public mutating func next() async throws -> ServerSentEvent? {
+            while !isFinished {
+                try Task.checkCancellation()
+                if current == nil { try await connect() }
+                guard !isFinished else { return nil }
+                do {
+                    if let env = try await current?.next(), !env.isFinal {
+                        guard let event = env.serverSentEvent else { continue }
+                        lastEventID = event.lastEventID
+                        if let asked = event.retry { retry = asked }
+                        failedReconnects = 0
+                        return event
+                    }
+                } catch let error as FaradayError where error.code == .cancelled || error.code == .frameTooLarge {
+                    throw error
+                } catch {
+                    // A dropped connection: reconnect below, as the spec says.
+                }
+                current = nil
+                try await pauseBeforeReconnecting()
+            }
+            return nil
+        }
+
+        private mutating func connect() async throws {
+            var headers = source.headers
+            headers[.accept] = "text/event-stream"
+            headers[.cacheControl] = "no-cache"
+            if !lastEventID.isEmpty, let name = HTTPField.Name("Last-Event-ID") { headers[name] = lastEventID }
+            let streaming = source.streaming
+            let response = source.connection.get(source.path, headers: headers) { $0.options.streaming = streaming }
+            do {
+                let head = try await response.head
+                let status = head.status?.code ?? 0
+                if status == 204 {
+                    isFinished = true
+                    return
+                }
+                guard status == 200, head.responseHeaders.contentType == "text/event-stream" else {
+                    throw FaradayError(
+                        .invalidResponse,
+                        "The event stream answered \(status) with \(head.responseHeaders.contentType ?? "no content type"); expected 200 text/event-stream.",
+                        method: .get, url: head.request.url, response: head.response)
+                }
+                current = response.completions.makeAsyncIterator()
+            } catch let error as FaradayError where error.code == .connectionFailed || error.isTimeout {
+                try await pauseBeforeReconnecting()  // the server is away: try again later
+            }
+        }
+
+        private mutating func pauseBeforeReconnecting() async throws {
+            failedReconnects += 1
+            guard failedReconnects <= source.maxReconnects else {
+                throw FaradayError(.connectionFailed, "The event stream could not be resumed after \(source.maxReconnects) attempts.")
+            }
+            try await Task.sleep(for: retry)
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(self) }
+}
+
+extension Connection {
+    /// A server-sent event stream from `path` that reconnects with `Last-Event-ID` until the
+    /// consuming task is cancelled. See ``EventSource``.
+    public func eventSource(_ path: String, headers: HTTPFields = HTTPFields()) -> EventSource {
+        EventSource(connection: self, path: path, headers: headers)
+    }
+}
