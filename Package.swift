@@ -91,6 +91,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "StreamingExample",
+            dependencies: ["Faraday", "FaradayTestSupport"],
+            path: "Examples/Streaming",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "StreamingBenchmark",
+            dependencies: ["Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
+            path: "Benchmarks/StreamingBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "AdapterBenchmark",
             dependencies: [
                 "Faraday",

@@ -32,6 +32,8 @@ enum Next { case keepAlive, close }
 /// - `/events?perConnection=N&total=T`: server-sent events with ids 1…T and `retry: 10`, starting
 ///   after the request's `Last-Event-ID`, closing the connection after N events (to make the
 ///   client reconnect) and answering 204 once all T were sent.
+/// - `/ndjson?bytes=N`: newline-delimited JSON records of 128 bytes, `{"n":…,"pad":"…"}`, N bytes
+///   in all (rounded down to whole records), in chunks of 512 records.
 /// - `POST /login`: sets a `session` cookie (and a `theme` cookie with an `Expires` date).
 /// - `/session`: the request's `Cookie` header back, or 401 without a `session` cookie.
 /// - `/protected`: 200 for `Authorization: Bearer fresh-token`, else 401 with `WWW-Authenticate`.
@@ -82,6 +84,20 @@ enum Routes {
             } else {
                 try await writer.respond(200, headers: headers, body: ByteBuffer(bytes: body))
             }
+        case ("ndjson", nil):
+            try await writer.head(200, headers: [("content-type", "application/x-ndjson")], contentLength: nil)
+            let records = request.int("bytes", default: 1 << 20) / 128
+            var n = 0
+            while n < records {
+                var buffer = ByteBuffer()
+                for _ in 0..<min(512, records - n) {
+                    let head = #"{"n":\#(n),"pad":""#
+                    buffer.writeString(head + String(repeating: "x", count: 128 - head.utf8.count - 3) + "\"}\n")
+                    n += 1
+                }
+                try await writer.chunk(buffer)
+            }
+            try await writer.endChunks()
         case ("heartbeat", nil):
             try await writer.head(200, headers: [("content-type", "application/x-ndjson")], contentLength: nil)
             let formatter = ISO8601DateFormatter()

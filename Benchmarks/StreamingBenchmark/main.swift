@@ -1,0 +1,44 @@
+// A streamed NDJSON response decoded frame by frame through Faraday, with peak memory.
+//
+//     swift run -c release StreamingBenchmark [bytes] [asyncHTTPClient|urlSession]
+//
+// Each 128-byte record becomes one completion that DecodeJSON decodes; the benchmark checks every
+// record arrives in order and prints throughput and the process's peak resident memory.
+import Faraday
+import FaradayAsyncHTTPClient
+import FaradayTestSupport
+import Foundation
+
+let arguments = CommandLine.arguments
+let bytes = arguments.count > 1 ? Int(arguments[1]) ?? 1 << 30 : 1 << 30
+let useURLSession = arguments.count > 2 && arguments[2] == "urlSession"
+
+/// The process's peak resident memory (VmHWM), in MiB; 0 where /proc is missing.
+func peakMemoryMiB() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+    else { return 0 }
+    return kilobytes / 1024
+}
+
+let server = try await TestServer.start()
+let adapter: any Adapter = useURLSession ? URLSessionAdapter() : AsyncHTTPClientAdapter()
+let connection = try Connection(url: server.baseURL.absoluteString) { builder in
+    builder.use(DecodeJSON.Handler(contentTypes: ["application/x-ndjson"]))
+    builder.adapter = adapter
+}
+var streaming = Streaming.ndjson
+streaming.maxFrameSize = 4096
+let started = ContinuousClock.now
+var frames = 0
+for try await env in connection.get("ndjson?bytes=\(bytes)", configure: { $0.options.streaming = streaming }).completions where !env.isFinal {
+    guard env.json?["n"]?.int == frames else { fatalError("record \(frames) is out of order") }
+    frames += 1
+}
+let elapsed = ContinuousClock.now - started
+let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+let mebibytes = Double(frames * 128) / 1_048_576
+print("| \(useURLSession ? "URLSessionAdapter" : "AsyncHTTPClientAdapter") | \(frames) frames | \(String(format: "%.0f", mebibytes)) MiB | \(String(format: "%.1f", seconds)) s | \(String(format: "%.0f", Double(frames) / seconds)) frames/s | \(peakMemoryMiB()) MiB peak RSS |")
+try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
+try await server.shutdown()
