@@ -25,7 +25,7 @@ func peakMemoryMiB() -> Int {
 let server = try await TestServer.start()
 let adapter: any Adapter = useURLSession ? URLSessionAdapter() : AsyncHTTPClientAdapter()
 let connection = try Connection(url: server.baseURL.absoluteString) { builder in
-    builder.use(DecodeJSON.Handler(contentTypes: ["application/x-ndjson"]))
+    builder.use(DecodeJSON.Handler())
     builder.adapter = adapter
 }
 var streaming = Streaming.ndjson

@@ -8,7 +8,7 @@ import Foundation
 
 let server = try await TestServer.start()
 let connection = try Connection(url: server.baseURL.absoluteString) { builder in
-    builder.use(DecodeJSON.Handler(contentTypes: ["application/x-ndjson"]))
+    builder.use(DecodeJSON.Handler())
     builder.adapter = URLSessionAdapter()
 }
 

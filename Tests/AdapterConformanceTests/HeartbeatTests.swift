@@ -8,7 +8,7 @@ extension AdapterConformance {
 @Suite(.timeLimit(.minutes(2))) struct HeartbeatTests {
     struct Beat: Decodable { let date: String; let count: Int }
 
-    private func stack() -> [any Handler] { [DecodeJSON.Handler(contentTypes: ["application/x-ndjson"])] }
+    private func stack() -> [any Handler] { [DecodeJSON.Handler()] }
 
     @Test(arguments: AdapterKind.allCases)
     func aConsumerStopsAfterCountThreeFromItsCallback(_ kind: AdapterKind) async throws {

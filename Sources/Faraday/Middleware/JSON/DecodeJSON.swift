@@ -3,7 +3,8 @@ import Foundation
 /// Asks for JSON and decodes JSON responses into ``Env/json``, keeping the raw bytes.
 ///
 /// It adds `application/json` to `Accept`, and decodes a completion when its content type is
-/// `application/json` or `application/*+json` (or one of ``Handler/contentTypes``), except for 204,
+/// `application/json` or `application/*+json` (or one of ``Handler/contentTypes``), and each frame
+/// of an NDJSON, JSON Lines or JSON text sequence stream, except for 204,
 /// 205 and 304 responses, HEAD requests and empty bodies. On a streamed response it decodes each
 /// frame. The raw body stays in `env.response.body`; ``Response/decode(_:decoder:)`` uses this
 /// handler's decoder.
@@ -31,11 +32,18 @@ public struct DecodeJSON: Middleware {
 
         public func build(app: any App) -> any App { DecodeJSON(app: app, handler: self) }
 
-        func decodes(_ mediaType: String?) -> Bool {
+        func decodes(_ mediaType: String?, isFrame: Bool) -> Bool {
             guard let mediaType else { return false }
             if mediaType == "application/json" || contentTypes.contains(mediaType) { return true }
+            // A frame of a JSON stream is one JSON document.
+            if isFrame && Self.jsonStreamTypes.contains(mediaType) { return true }
             return mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")
         }
+
+        /// Media types of streams of JSON documents, decoded frame by frame.
+        static let jsonStreamTypes: Set<String> = [
+            "application/x-ndjson", "application/ndjson", "application/jsonl", "application/json-seq",
+        ]
     }
 
     public func onRequest(_ env: inout Env) async throws {
@@ -45,7 +53,8 @@ public struct DecodeJSON: Middleware {
     public func onComplete(_ env: inout Env) throws {
         env[JSONDecoderKey.self] = handler.decoder
         guard let response = env.response, !response.body.isEmpty, env.request.method != .head,
-            ![204, 205, 304].contains(response.status.code), handler.decodes(response.headers.contentType)
+            ![204, 205, 304].contains(response.status.code),
+            handler.decodes(response.headers.contentType, isFrame: env.phase.frameIndex != nil)
         else { return }
         do {
             env[DecodedJSONKey.self] = try handler.decoder.decode(JSON.self, from: response.body)
