@@ -87,14 +87,6 @@ func cpuSeconds() -> Double {
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
-func peakRSSMiB() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-        let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-    else { return 0 }
-    return kilobytes / 1024
-}
-
 func measure(_ label: String, requests: Int, _ body: () async throws -> Void) async rethrows -> Double {
     let cpuBefore = cpuSeconds()
     let start = ContinuousClock.now
@@ -125,7 +117,7 @@ if arguments.first == "stream" {
     let elapsed = ContinuousClock.now - start
     guard received == size else { throw BenchmarkError.shortBody }
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    print(String(format: "| %@ | %.0f MiB/s | %d MiB |", client.rawValue, Double(size) / seconds / 1_048_576, peakRSSMiB()))
+    print(String(format: "| %@ | %.0f MiB/s | %d MiB |", client.rawValue, Double(size) / seconds / 1_048_576, (ProcessMemory.peak >> 20)))
     try await runner.shutdown()
 } else {
     let sequential = Int(arguments.first ?? "") ?? 20_000

@@ -13,15 +13,6 @@ let arguments = CommandLine.arguments
 let bytes = arguments.count > 1 ? Int(arguments[1]) ?? 1 << 30 : 1 << 30
 let useURLSession = arguments.count > 2 && arguments[2] == "urlSession"
 
-/// The process's peak resident memory (VmHWM), in MiB; 0 where /proc is missing.
-func peakMemoryMiB() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-        let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-    else { return 0 }
-    return kilobytes / 1024
-}
-
 let server = try await TestServer.start()
 let adapter: any Adapter = useURLSession ? URLSessionAdapter() : AsyncHTTPClientAdapter()
 let connection = try Connection(url: server.baseURL.absoluteString) { builder in
@@ -46,6 +37,6 @@ let elapsed = ContinuousClock.now - started
 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 let mebibytes = Double(frames * 128) / 1_048_576
 if let failure { print("| \(useURLSession ? "URLSessionAdapter" : "AsyncHTTPClientAdapter") | failed after \(frames) frames: \(failure.code) |") }
-print("| \(useURLSession ? "URLSessionAdapter" : "AsyncHTTPClientAdapter") | \(frames) frames | \(String(format: "%.0f", mebibytes)) MiB | \(String(format: "%.1f", seconds)) s | \(String(format: "%.0f", Double(frames) / seconds)) frames/s | \(peakMemoryMiB()) MiB peak RSS |")
+print("| \(useURLSession ? "URLSessionAdapter" : "AsyncHTTPClientAdapter") | \(frames) frames | \(String(format: "%.0f", mebibytes)) MiB | \(String(format: "%.1f", seconds)) s | \(String(format: "%.0f", Double(frames) / seconds)) frames/s | \(ProcessMemory.peak >> 20) MiB peak RSS |")
 try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
 try await server.shutdown()

@@ -88,13 +88,7 @@ func isFaradayError(_ error: any Error, _ codes: FaradayError.Code...) -> Bool {
 }
 
 /// The resident memory of this process, in bytes (Linux; 0 elsewhere).
-func residentMemory() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-        let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-    else { return 0 }
-    return kilobytes * 1024
-}
+func residentMemory() -> Int { ProcessMemory.resident }
 
 /// A thread-safe log of events.
 final class Recorder: Sendable {
