@@ -1,4 +1,5 @@
 import Faraday
+import Foundation
 import HTTPTypes
 import Testing
 
@@ -30,5 +31,12 @@ import Testing
         #expect(handled == "back off")
         #expect(error.code.isClientError)
         #expect(FaradayError(.callTimeout, "").isTimeout)
+    }
+
+    @Test func descriptionsHideCredentialsInTheURL() throws {
+        let url = try #require(URL(string: "https://ada:hunter2@api.example.com/v1/x?access_token=s3cret&page=2"))
+        let text = FaradayError(.readTimeout, "slow", method: .get, url: url).description
+        #expect(!text.contains("hunter2") && !text.contains("s3cret"))
+        #expect(text.contains("page=2") && text.contains("api.example.com/v1/x"))
     }
 }

@@ -69,9 +69,12 @@ public struct FaradayError: Error, Sendable, CustomStringConvertible {
         code == .connectTimeout || code == .readTimeout || code == .writeTimeout || code == .callTimeout
     }
 
+    /// A one-line description with the code, message, method and URL (its password and
+    /// credential query values hidden, see ``Redaction``), status and underlying error.
     public var description: String {
         var text = "FaradayError.\(code): \(message)"
-        if let method, let url { text += " (\(method.rawValue) \(url.absoluteString))" }
+        // The URL as the logs show it: no password, no credential query values.
+        if let method, let url { text += " (\(method.rawValue) \(Redaction().redact(url)))" }
         if let status { text += " [\(status.code)]" }
         if let underlying { text += " underlying: \(underlying)" }
         return text
