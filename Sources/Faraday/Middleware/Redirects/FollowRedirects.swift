@@ -146,8 +146,11 @@ public struct FollowRedirects: Middleware {
 
     private static func visitKey(_ request: Request) -> String { "\(request.method.rawValue) \(request.url.absoluteString)" }
 
+    /// The chain for an error message, URLs shown as the logs show them (no credentials).
     private static func describe(_ history: [Redirect]) -> String {
-        ([history.first?.from.absoluteString ?? ""] + history.map { "\($0.status) → \($0.to.absoluteString)" }).joined(separator: " ")
+        let redaction = Redaction()
+        let start = history.first.map { redaction.redact($0.from) } ?? ""
+        return ([start] + history.map { "\($0.status) → \(redaction.redact($0.to))" }).joined(separator: " ")
     }
 }
 
