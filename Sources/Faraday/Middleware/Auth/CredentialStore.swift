@@ -10,7 +10,9 @@ import Synchronization
 ///   refreshing again.
 /// - The refresh function may send its request through the same connection: requests made while
 ///   it runs pass ``TokenRefresh`` untouched, so they neither wait for themselves nor get a stale
-///   token.
+///   token. The connection holds the store, so hold the connection weakly in the refresh function
+///   (a `weak` reference in a box set after the connection is made), or the two keep each other
+///   alive.
 ///
 /// ```swift
 /// let store = CredentialStore(credential: saved) { old in
