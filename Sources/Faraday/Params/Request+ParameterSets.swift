@@ -58,12 +58,11 @@ extension Request {
             body = .bytes(try PropertyListBody(value: set.object).encoded(format: .xml))
             if headers[.contentType] == nil { headers[.contentType] = EncodePropertyList.mediaType }
         } else {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            guard let data = try? encoder.encode(set.object) else {
-                throw FaradayError(.encodingFailed, "The JSON parameters could not be encoded.")
+            do {
+                body = .bytes(try Self.sortedJSON(set.object))
+            } catch {
+                throw FaradayError(.encodingFailed, "The JSON parameters could not be encoded: \(error)", underlying: error)
             }
-            body = .bytes(data)
             if headers[.contentType] == nil { headers[.contentType] = "application/json" }
         }
     }
@@ -71,8 +70,13 @@ extension Request {
     /// A parameter as the text of a form part: strings as they are, anything else as JSON.
     private static func formText(_ value: JSON) -> String {
         if let string = value.string { return string }
+        return (try? sortedJSON(value)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
+    /// JSON with sorted keys, so the same parameters always give the same bytes.
+    private static func sortedJSON(_ value: JSON) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return try encoder.encode(value)
     }
 }

@@ -92,31 +92,38 @@ public final class CredentialStore: Resettable {
 
     /// A credential fit to send: the current one, or a refreshed one when it is due.
     func validCredential() async throws(FaradayError) -> OAuthCredential {
-        let pending = try state.withLock { state throws(FaradayError) -> (OAuthCredential?, Task<OAuthCredential, any Error>?, Int) in
-            guard let credential = state.credential else {
-                throw FaradayError(.authenticationFailed, "There is no credential to send; log in first.")
-            }
-            guard credential.needsRefresh(margin: margin) || state.refreshing != nil else {
-                return (credential, nil, state.generation)
-            }
-            return (nil, try startRefresh(&state, from: credential), state.generation)
+        try await obtain(ifMissing: "There is no credential to send; log in first.") { credential, isRefreshing in
+            !isRefreshing && !credential.needsRefresh(margin: margin)
         }
-        if let credential = pending.0 { return credential }
-        return try await finish(pending.1, generation: pending.2)
     }
 
     /// A credential to replace one the server rejected: the current one if a refresh already
     /// replaced it, else a refreshed one.
     func credential(replacing rejected: OAuthCredential) async throws(FaradayError) -> OAuthCredential {
-        let pending = try state.withLock { state throws(FaradayError) -> (OAuthCredential?, Task<OAuthCredential, any Error>?, Int) in
-            guard let credential = state.credential else {
-                throw FaradayError(.authenticationFailed, "The credential was cleared; log in again.")
-            }
-            if credential != rejected && state.refreshing == nil { return (credential, nil, state.generation) }
-            return (nil, try startRefresh(&state, from: credential), state.generation)
+        try await obtain(ifMissing: "The credential was cleared; log in again.") { credential, isRefreshing in
+            !isRefreshing && credential != rejected
         }
-        if let credential = pending.0 { return credential }
-        return try await finish(pending.1, generation: pending.2)
+    }
+
+    private enum Next {
+        case use(OAuthCredential)
+        case await(Task<OAuthCredential, any Error>, generation: Int)
+    }
+
+    /// The current credential when `isUsable` says so (given it and whether a refresh is in
+    /// flight), else the result of the refresh in flight or of a new one.
+    private func obtain(
+        ifMissing message: String, isUsable: (OAuthCredential, Bool) -> Bool
+    ) async throws(FaradayError) -> OAuthCredential {
+        let next = try state.withLock { state throws(FaradayError) -> Next in
+            guard let credential = state.credential else { throw FaradayError(.authenticationFailed, message) }
+            if isUsable(credential, state.refreshing != nil) { return .use(credential) }
+            return .await(try startRefresh(&state, from: credential), generation: state.generation)
+        }
+        switch next {
+        case .use(let credential): return credential
+        case .await(let task, let generation): return try await finish(task, generation: generation)
+        }
     }
 
     /// The refresh in flight, or a new one if the window allows it.
@@ -140,8 +147,7 @@ public final class CredentialStore: Resettable {
     }
 
     /// Waits for a refresh and stores its credential, unless the store was updated meanwhile.
-    private func finish(_ task: Task<OAuthCredential, any Error>?, generation: Int) async throws(FaradayError) -> OAuthCredential {
-        guard let task else { throw FaradayError(.authenticationFailed, "No refresh was started.") }
+    private func finish(_ task: Task<OAuthCredential, any Error>, generation: Int) async throws(FaradayError) -> OAuthCredential {
         let result = await task.result
         state.withLock { state in
             if state.refreshing == task { state.refreshing = nil }
