@@ -12,6 +12,7 @@ struct ServerConnection: Sendable {
     static let maxBufferedBody = 64 * 1024 * 1024
 
     func serve(counters: Counters) async {
+        defer { counters.connectionsClosed.add(1, ordering: .relaxed) }
         try? await async.executeThenClose { inbound, outbound in
             var parts = inbound.makeAsyncIterator()
             while let part = try await parts.next() {

@@ -37,6 +37,8 @@ public final class TestServer: Sendable {
     public var requestsReceived: Int { counters.requests.load(ordering: .relaxed) }
     /// How many response body bytes the server has handed to its sockets.
     public var bodyBytesSent: Int { counters.bodyBytesSent.load(ordering: .relaxed) }
+    /// How many connections have ended, closed by either side.
+    public var connectionsClosed: Int { counters.connectionsClosed.load(ordering: .relaxed) }
 
     /// Starts a server; with `tls`, it speaks HTTPS with those certificates.
     public static func start(tls: TestCertificates? = nil) async throws -> TestServer {
@@ -97,6 +99,7 @@ final class Counters: Sendable {
     let connections = Atomic<Int>(0)
     let requests = Atomic<Int>(0)
     let bodyBytesSent = Atomic<Int>(0)
+    let connectionsClosed = Atomic<Int>(0)
     /// The bodies `/flaky` received, by key.
     let flakyBodies = Mutex<[String: [String]]>([:])
 

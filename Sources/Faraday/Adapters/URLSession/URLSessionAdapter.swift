@@ -12,19 +12,21 @@ import FoundationNetworking
 /// ```
 ///
 /// Responses stream through a `URLSessionDataDelegate`. On Apple platforms a slow consumer suspends
-/// the task until it catches up; on Linux, where FoundationNetworking cannot pause a transfer, a
-/// consumer that falls more than `maxBufferedBodySize` bytes behind fails the call with
-/// ``FaradayError/Code/bodyTooLarge`` rather than letting memory grow. Per request it honours ``RequestOptions/timeout`` (a deadline for the whole call),
-/// `readTimeout` (the request's idle timeout), `maxBufferedBodySize`, `streaming` and cancellation.
-/// It refuses `openTimeout` and `writeTimeout`, which URLSession cannot apply separately, with
+/// the task until it catches up. On Linux FoundationNetworking can neither pause a transfer nor
+/// hold curl back: a consumer that falls more than `maxBufferedBodySize` bytes behind fails the
+/// call with ``FaradayError/Code/bodyTooLarge``, but what Foundation has read and not yet handed
+/// to the delegate is out of the adapter's reach (see <doc:Adapters>). Per request it honours
+/// ``RequestOptions/timeout`` (a deadline for the whole call), `readTimeout` (the request's idle
+/// timeout), `maxBufferedBodySize`, `streaming` and cancellation. It refuses `openTimeout` and
+/// `writeTimeout`, which URLSession cannot apply separately, with
 /// ``FaradayError/Code/unsupportedOption`` before sending anything. It never follows redirects.
 ///
 /// URLSession's own limits apply: multi-valued response headers arrive joined with `, `, the reason
-/// phrase is the standard one, gzip and deflate bodies arrive already decoded (URLSession
-/// decodes them itself, so ``Decompression``'s limits do not apply: a buffered body is bounded by
-/// ``RequestOptions/maxBufferedBodySize``), a streamed request body is spooled to a temporary file and uploaded
-/// from there, and URLSession decodes `gzip`/`deflate` bodies itself (their `Content-Encoding`
-/// header stays visible). Prefer `AsyncHTTPClientAdapter` on Linux servers.
+/// phrase is the standard one, a streamed request body is spooled to a temporary file and uploaded
+/// from there, and gzip and deflate bodies arrive already decoded with their `Content-Encoding`
+/// header removed (URLSession decodes them itself, so ``Decompression``'s limits do not apply: a
+/// buffered body is bounded by ``RequestOptions/maxBufferedBodySize``). Prefer
+/// `AsyncHTTPClientAdapter` on Linux servers.
 public final class URLSessionAdapter: Adapter {
     private let session: URLSession
     private let delegate: Delegate
