@@ -46,14 +46,17 @@ public final class AsyncHTTPClientAdapter: Adapter {
         public init() {}
     }
 
-    private struct Timeouts: Hashable {
+    /// What sets one client apart from another: timeouts are per client in AsyncHTTPClient, and
+    /// so is the pin check (see ``ConnectionPinVerifier``).
+    private struct ClientKey: Hashable {
         var connect: Duration
         var read: Duration?
         var write: Duration?
+        var pinned: PinnedHost?
     }
 
     private struct State {
-        var clients: [Timeouts: HTTPClient] = [:]
+        var clients: [ClientKey: HTTPClient] = [:]
         var isShutDown = false
     }
 
@@ -85,20 +88,29 @@ public final class AsyncHTTPClientAdapter: Adapter {
         for client in clients { try await client.shutdown() }
     }
 
-    private func client(for options: RequestOptions) throws(FaradayError) -> HTTPClient {
-        let timeouts = Timeouts(
+    private func client(for request: Request) throws(FaradayError) -> HTTPClient {
+        let options = request.options
+        var pinned: PinnedHost?
+        var verifier: ConnectionPinVerifier?
+        if let policy = options.pinning, let host = request.url.host, policy.pinsConnections(to: host), let rule = policy.rule(for: host) {
+            pinned = PinnedHost(
+                host: host, rule: rule, trustRoots: options.tls.trustRoots, trustsSystemRoots: options.tls.trustsSystemRoots)
+            verifier = pinned.map { ConnectionPinVerifier(pinned: $0, policy: policy) }
+        }
+        let key = ClientKey(
             connect: options.openTimeout ?? configuration.connectTimeout,
             read: options.readTimeout ?? configuration.readTimeout,
-            write: options.writeTimeout ?? configuration.writeTimeout)
+            write: options.writeTimeout ?? configuration.writeTimeout,
+            pinned: pinned)
         return try state.withLock { state throws(FaradayError) in
             guard !state.isShutDown else {
                 throw FaradayError(.connectionFailed, "The adapter has been shut down.")
             }
-            if let client = state.clients[timeouts] { return client }
+            if let client = state.clients[key] { return client }
             var clientConfiguration = HTTPClient.Configuration(
                 tlsConfiguration: configuration.tlsConfiguration,
                 redirectConfiguration: .disallow,
-                timeout: Self.clientTimeout(timeouts),
+                timeout: Self.clientTimeout(key),
                 connectionPool: .init(idleTimeout: .init(configuration.idleTimeout)),
                 proxy: nil,
                 ignoreUncleanSSLShutdown: false,
@@ -108,13 +120,17 @@ public final class AsyncHTTPClientAdapter: Adapter {
                 configuration.maximumConnectionsPerHost
             // A refused or failed connection fails the call at once; retrying is a middleware's job.
             clientConfiguration.connectionPool.retryConnectionEstablishment = false
+            if let verifier {
+                clientConfiguration.http1_1ConnectionDebugInitializer = verifier.initializer()
+                clientConfiguration.http2ConnectionDebugInitializer = verifier.initializer()
+            }
             let client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: clientConfiguration)
-            state.clients[timeouts] = client
+            state.clients[key] = client
             return client
         }
     }
 
-    private static func clientTimeout(_ timeouts: Timeouts) -> HTTPClient.Configuration.Timeout {
+    private static func clientTimeout(_ timeouts: ClientKey) -> HTTPClient.Configuration.Timeout {
         var timeout = HTTPClient.Configuration.Timeout(
             connect: TimeAmount(timeouts.connect), read: timeouts.read.map(TimeAmount.init))
         timeout.write = timeouts.write.map(TimeAmount.init)
@@ -125,9 +141,10 @@ public final class AsyncHTTPClientAdapter: Adapter {
 
     public func call(_ env: Env) async throws -> Completions {
         let request = env.request
-        let client = try client(for: request.options)
-        let clientRequest = try Self.makeRequest(
+        let client = try client(for: request)
+        var clientRequest = try Self.makeRequest(
             request, writeTimeout: request.options.writeTimeout ?? configuration.writeTimeout)
+        clientRequest.tlsConfiguration = try Self.tlsConfiguration(request.options.tls, base: nil)
         let streams = request.options.streaming != nil
         let delegate = ResponseDelegate(streams: streams, maxBufferedBodySize: request.options.maxBufferedBodySize)
         let deadline = request.options.timeout.map { NIODeadline.now() + TimeAmount($0) }

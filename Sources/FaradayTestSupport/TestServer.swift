@@ -40,9 +40,16 @@ public final class TestServer: Sendable {
     /// How many connections have ended, closed by either side.
     public var connectionsClosed: Int { counters.connectionsClosed.load(ordering: .relaxed) }
 
-    /// Starts a server; with `tls`, it speaks HTTPS with those certificates.
-    public static func start(tls: TestCertificates? = nil) async throws -> TestServer {
-        let sslContext = try tls.map { try NIOSSLContext(configuration: $0.serverConfiguration()) }
+    /// Starts a server; with `tls`, it speaks HTTPS with those certificates. With
+    /// `clientAuthentication` it refuses TLS clients without a certificate issued by their CA;
+    /// `maximumTLSVersion` caps the protocol version it speaks.
+    public static func start(
+        tls: TestCertificates? = nil, clientAuthentication: Bool = false, maximumTLSVersion: TLSVersion? = nil
+    ) async throws -> TestServer {
+        let sslContext = try tls.map {
+            try NIOSSLContext(
+                configuration: $0.serverConfiguration(clientAuthentication: clientAuthentication, maximumVersion: maximumTLSVersion))
+        }
         let counters = Counters()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 512)

@@ -20,6 +20,10 @@ public struct RequestOptions: Sendable {
     public var maxBufferedBodySize: Int
     /// Stream the response as frames (one completion each) instead of buffering it. `nil`: buffer.
     public var streaming: Streaming?
+    /// Trust roots, client certificate, minimum version and verification for HTTPS.
+    public var tls: TLSOptions
+    /// The certificate pins the adapter enforces (set by ``CertificatePinning``). `nil`: none.
+    public var pinning: PinningPolicy?
 
     /// The default limit for buffered bodies: 64 MiB.
     public static let defaultMaxBufferedBodySize = 64 * 1024 * 1024
@@ -32,7 +36,9 @@ public struct RequestOptions: Sendable {
         writeTimeout: Duration? = nil,
         paramsEncoder: any ParamsEncoder = NestedParamsEncoder(),
         maxBufferedBodySize: Int = RequestOptions.defaultMaxBufferedBodySize,
-        streaming: Streaming? = nil
+        streaming: Streaming? = nil,
+        tls: TLSOptions = TLSOptions(),
+        pinning: PinningPolicy? = nil
     ) {
         self.timeout = timeout
         self.openTimeout = openTimeout
@@ -41,5 +47,7 @@ public struct RequestOptions: Sendable {
         self.paramsEncoder = paramsEncoder
         self.maxBufferedBodySize = maxBufferedBodySize
         self.streaming = streaming
+        self.tls = tls
+        self.pinning = pinning
     }
 }

@@ -14,7 +14,7 @@ extension URLSessionAdapter {
             bridges.withLock { $0[task.taskIdentifier] = bridge }
         }
 
-        private func bridge(_ task: URLSessionTask) -> URLSessionTaskBridge? {
+        func bridge(_ task: URLSessionTask) -> URLSessionTaskBridge? {
             bridges.withLock { $0[task.taskIdentifier] }
         }
 

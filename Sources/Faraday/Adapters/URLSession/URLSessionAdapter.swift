@@ -54,6 +54,7 @@ public final class URLSessionAdapter: Adapter {
                 "URLSessionAdapter cannot apply openTimeout or writeTimeout on their own; use readTimeout and timeout, or AsyncHTTPClientAdapter.",
                 method: request.method, url: request.url)
         }
+        try Self.refuseTLSOptionsItCannotApply(request)
         try env.cancellation.check()
 
         var urlRequest = URLRequest(url: request.url)
@@ -67,11 +68,11 @@ public final class URLSessionAdapter: Adapter {
         let bridge: URLSessionTaskBridge
         if let bytes = request.body.bytes {
             if !bytes.isEmpty { urlRequest.httpBody = bytes }
-            bridge = URLSessionTaskBridge(streams: streams, maxBufferedBodySize: options.maxBufferedBodySize, temporaryFile: nil)
+            bridge = URLSessionTaskBridge(options: options, temporaryFile: nil)
             task = session.dataTask(with: urlRequest)
         } else {
             let file = try await Self.spool(request)
-            bridge = URLSessionTaskBridge(streams: streams, maxBufferedBodySize: options.maxBufferedBodySize, temporaryFile: file)
+            bridge = URLSessionTaskBridge(options: options, temporaryFile: file)
             task = session.uploadTask(with: urlRequest, fromFile: file)
         }
         bridge.attach(task)
@@ -110,6 +111,34 @@ public final class URLSessionAdapter: Adapter {
             nextFrame: { try await bridge.nextPart() },
             cancelTransfer: { bridge.cancel() },
             mapError: { Self.faradayError($0, request: request) })
+    }
+
+    /// Refuses TLS options and pins this platform's URLSession cannot honour, before anything is sent.
+    private static func refuseTLSOptionsItCannotApply(_ request: Request) throws(FaradayError) {
+        let tls = request.options.tls
+        func refuse(_ message: String) -> FaradayError {
+            FaradayError(.unsupportedOption, message + " Use AsyncHTTPClientAdapter.", method: request.method, url: request.url)
+        }
+        #if canImport(Security) && canImport(CryptoKit)
+        // Trust roots, verification and pins are applied in the server-trust challenge; a client
+        // identity would need a keychain item and the minimum version is per session.
+        if tls.clientIdentity != nil {
+            throw refuse("URLSessionAdapter cannot present a client certificate given as PEM or DER.")
+        }
+        if tls.minimumVersion != TLSOptions().minimumVersion {
+            throw refuse("URLSessionAdapter cannot set the minimum TLS version per request.")
+        }
+        #else
+        // FoundationNetworking exposes neither TLS settings nor the server's certificates.
+        if !tls.isDefault {
+            throw refuse("URLSessionAdapter cannot apply TLS options on this platform.")
+        }
+        if let host = request.url.host, request.options.pinning?.pinsConnections(to: host) == true {
+            throw refuse(
+                "URLSessionAdapter cannot see the server's certificates on this platform, so it cannot enforce the pins of \(host); it refuses the request rather than send it unpinned."
+            )
+        }
+        #endif
     }
 
     /// Writes a streamed request body to a temporary file, for URLSession to upload from.

@@ -40,12 +40,17 @@ final class URLSessionTaskBridge: Sendable {
     private let state = Mutex(State())
     let streams: Bool
     let maxBufferedBodySize: Int
+    /// The TLS options and pins the server-trust challenge applies.
+    let tls: TLSOptions
+    let pinning: PinningPolicy?
     /// A file to delete when the task ends (a spooled upload).
     let temporaryFile: URL?
 
-    init(streams: Bool, maxBufferedBodySize: Int, temporaryFile: URL?) {
-        self.streams = streams
-        self.maxBufferedBodySize = maxBufferedBodySize
+    init(options: RequestOptions, temporaryFile: URL?) {
+        self.streams = options.streaming != nil
+        self.maxBufferedBodySize = options.maxBufferedBodySize
+        self.tls = options.tls
+        self.pinning = options.pinning
         self.temporaryFile = temporaryFile
     }
 

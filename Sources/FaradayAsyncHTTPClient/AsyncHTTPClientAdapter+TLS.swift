@@ -1,0 +1,116 @@
+import AsyncHTTPClient
+import Crypto
+import Faraday
+import Foundation
+import NIOCore
+import NIOSSL
+import SwiftASN1
+import X509
+
+extension AsyncHTTPClientAdapter {
+    /// The TLS configuration for a request: the adapter's, with the request's ``TLSOptions``
+    /// applied. `nil` (the client's own) when neither sets anything.
+    static func tlsConfiguration(_ options: TLSOptions, base: TLSConfiguration?) throws(FaradayError) -> TLSConfiguration? {
+        guard !options.isDefault else { return base }
+        var tls = base ?? .makeClientConfiguration()
+        do {
+            let roots = try options.trustRoots.map { try NIOSSLCertificate(bytes: $0.der, format: .der) }
+            if !options.trustsSystemRoots {
+                tls.trustRoots = .certificates(roots)
+            } else if !roots.isEmpty {
+                tls.additionalTrustRoots.append(.certificates(roots))
+            }
+            if let identity = options.clientIdentity {
+                tls.certificateChain = try identity.certificateChain.map {
+                    .certificate(try NIOSSLCertificate(bytes: $0.der, format: .der))
+                }
+                tls.privateKey = switch identity.privateKey {
+                case .pem(let text): .privateKey(try NIOSSLPrivateKey(bytes: Array(text.utf8), format: .pem))
+                case .der(let bytes): .privateKey(try NIOSSLPrivateKey(bytes: bytes, format: .der))
+                }
+            }
+        } catch {
+            throw FaradayError(.invalidRequest, "The TLS options hold a certificate or key that cannot be read: \(error).", underlying: error)
+        }
+        tls.minimumTLSVersion = switch options.minimumVersion {
+        case .v1_2: .tlsv12
+        case .v1_3: .tlsv13
+        }
+        tls.certificateVerification = switch options.verification {
+        case .full: .fullVerification
+        case .skipHostnameCheck: .noHostnameVerification
+        case .insecureNoVerification: .none
+        }
+        return tls
+    }
+}
+
+/// What a pinned connection is checked against; one HTTP client per distinct value, whose
+/// connection initializers run the check after the TLS handshake and before the connection takes
+/// its first request.
+struct PinnedHost: Hashable, Sendable {
+    let host: String
+    let rule: PinningRule
+    /// Roots the request's TLS options add, to find the leaf's issuers by.
+    let trustRoots: [TLSCertificate]
+    let trustsSystemRoots: Bool
+}
+
+/// Checks a freshly handshaken connection's certificates against a pinning policy.
+///
+/// NIOSSL shows AsyncHTTPClient's connections only their leaf certificate. For
+/// ``PinningRule/Scope/chain`` rules the chain above the leaf is rebuilt from certificates the
+/// client knows (the system roots, the request's trust roots and the policy's pinned
+/// certificates), each link's signature checked; a pin of an intermediate the server sends but
+/// the client does not know cannot match, and the connection fails closed.
+struct ConnectionPinVerifier: Sendable {
+    let pinned: PinnedHost
+    let policy: PinningPolicy
+
+    /// The check, as AsyncHTTPClient's connection debug initializers take it.
+    func initializer() -> @Sendable (any Channel) -> EventLoopFuture<Void> {
+        { channel in
+            channel.nioSSL_peerCertificate().flatMap { leaf in
+                channel.eventLoop.makeFutureWithTask { try await verify(leaf) }
+            }.flatMapError { error in
+                // Close the connection so that no request can ever use it.
+                channel.close(promise: nil)
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
+    }
+
+    private func verify(_ leaf: NIOSSLCertificate?) async throws {
+        guard let leaf else {
+            throw FaradayError(.tlsFailure, "\(pinned.host) presented no certificate to check the pins against.")
+        }
+        let leafCertificate = try TLSCertificate(der: try leaf.toDERBytes())
+        var chain = [leafCertificate]
+        if pinned.rule.scope == .chain { chain += await issuers(of: leafCertificate) }
+        try policy.verify(host: pinned.host, chain: chain.map(Self.present))
+    }
+
+    /// The leaf's issuers up to a root, as far as the known certificates lead.
+    private func issuers(of leaf: TLSCertificate) async -> [TLSCertificate] {
+        do {
+            let known = try (pinned.trustRoots + pinned.rule.allPins.compactMap(\.pinnedCertificate))
+                .map { try Certificate(derEncoded: $0.der) }
+            let roots = pinned.trustsSystemRoots
+                ? CertificateStore.systemTrustRoots.appending(contentsOf: known) : CertificateStore(known)
+            var verifier = Verifier(rootCertificates: roots) { RFC5280Policy() }
+            let result = await verifier.validate(leaf: try Certificate(derEncoded: leaf.der), intermediates: CertificateStore())
+            guard case .validCertificate(let validated) = result else { return [] }
+            return try validated.dropFirst().map { try TLSCertificate(pem: $0.serializeAsPEM().pemString) }
+        } catch {
+            return []
+        }
+    }
+
+    static func present(_ certificate: TLSCertificate) -> PresentedCertificate {
+        PresentedCertificate(
+            certificate,
+            sha256: Array(SHA256.hash(data: certificate.der)),
+            sha1: Array(Insecure.SHA1.hash(data: certificate.der)),
+            publicKeySHA256: Array(SHA256.hash(data: certificate.subjectPublicKeyInfo)))
+    }
+}
