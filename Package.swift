@@ -129,7 +129,11 @@ let package = Package(
         ),
         .testTarget(
             name: "AdapterConformanceTests",
-            dependencies: ["Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
+            dependencies: [
+                "Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -85,9 +85,13 @@ struct ConnectionPinVerifier: Sendable {
             throw FaradayError(.tlsFailure, "\(pinned.host) presented no certificate to check the pins against.")
         }
         let leafCertificate = try TLSCertificate(der: try leaf.toDERBytes())
-        var chain = [leafCertificate]
-        if pinned.rule.scope == .chain { chain += await issuers(of: leafCertificate) }
-        try policy.verify(host: pinned.host, chain: chain.map(Self.present))
+        var chain = [Self.present(leafCertificate)]
+        // Rebuilding the chain costs a verification: only when the leaf alone does not settle it.
+        let leafMatches = pinned.rule.allPins.contains { $0.matches(chain[0]) }
+        if pinned.rule.scope == .chain && (!leafMatches || pinned.rule.mode == .debug) {
+            chain += await issuers(of: leafCertificate).map(Self.present)
+        }
+        try policy.verify(host: pinned.host, chain: chain)
     }
 
     /// The leaf's issuers up to a root, as far as the known certificates lead.

@@ -33,7 +33,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
         public var readTimeout: Duration?
         /// The write timeout when a request sets no `writeTimeout` (`nil`: none).
         public var writeTimeout: Duration?
-        /// TLS settings (trust roots, client certificates, minimum version).
+        /// NIOSSL settings for every request; a request's ``RequestOptions/tls`` apply on top.
         public var tlsConfiguration: TLSConfiguration?
         /// Which HTTP versions to speak (HTTP/2 is negotiated over TLS with ALPN by `.automatic`).
         public var httpVersion: HTTPClient.Configuration.HTTPVersion = .automatic
@@ -92,7 +92,8 @@ public final class AsyncHTTPClientAdapter: Adapter {
         let options = request.options
         var pinned: PinnedHost?
         var verifier: ConnectionPinVerifier?
-        if let policy = options.pinning, let host = request.url.host, policy.pinsConnections(to: host), let rule = policy.rule(for: host) {
+        try options.pinning?.refusePlainHTTP(request)
+        if let policy = options.pinning, let host = request.url.host, let rule = policy.rule(for: host), rule.mode != .disabled {
             pinned = PinnedHost(
                 host: host, rule: rule, trustRoots: options.tls.trustRoots, trustsSystemRoots: options.tls.trustsSystemRoots)
             verifier = pinned.map { ConnectionPinVerifier(pinned: $0, policy: policy) }
@@ -144,7 +145,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
         let client = try client(for: request)
         var clientRequest = try Self.makeRequest(
             request, writeTimeout: request.options.writeTimeout ?? configuration.writeTimeout)
-        clientRequest.tlsConfiguration = try Self.tlsConfiguration(request.options.tls, base: nil)
+        clientRequest.tlsConfiguration = try Self.tlsConfiguration(request.options.tls, base: configuration.tlsConfiguration)
         let streams = request.options.streaming != nil
         let delegate = ResponseDelegate(streams: streams, maxBufferedBodySize: request.options.maxBufferedBodySize)
         let deadline = request.options.timeout.map { NIODeadline.now() + TimeAmount($0) }

@@ -97,6 +97,10 @@ private func isInvalid(_ error: FaradayError) -> Bool { error.code == .invalidRe
         let identity = try ClientIdentity(
             certificatePEM: ecPEM, privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nAA==\n-----END PRIVATE KEY-----")
         #expect(identity.certificateChain.count == 1)
+        // Options are printed with envs and errors: the key never is.
+        let printed = "\(RequestOptions(tls: TLSOptions(clientIdentity: identity)))"
+        #expect(!printed.contains("BEGIN PRIVATE KEY"))
+        #expect(printed.contains("PrivateKey(redacted)"))
         #expect(TLSOptions().isDefault)
         #expect(!TLSOptions(clientIdentity: identity).isDefault)
     }

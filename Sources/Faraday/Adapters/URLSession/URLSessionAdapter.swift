@@ -115,6 +115,7 @@ public final class URLSessionAdapter: Adapter {
 
     /// Refuses TLS options and pins this platform's URLSession cannot honour, before anything is sent.
     private static func refuseTLSOptionsItCannotApply(_ request: Request) throws(FaradayError) {
+        try request.options.pinning?.refusePlainHTTP(request)
         let tls = request.options.tls
         func refuse(_ message: String) -> FaradayError {
             FaradayError(.unsupportedOption, message + " Use AsyncHTTPClientAdapter.", method: request.method, url: request.url)

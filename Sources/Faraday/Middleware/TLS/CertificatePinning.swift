@@ -40,11 +40,7 @@ public struct CertificatePinning: Middleware {
     public func call(_ env: Env) async throws -> Completions {
         var env = env
         env.request.options.pinning = handler.policy
-        if let host = env.request.url.host, handler.policy.pinsConnections(to: host), env.request.url.scheme?.lowercased() != "https" {
-            throw FaradayError(
-                .tlsFailure, "\(host) is pinned, and a plain HTTP request cannot be pinned.",
-                method: env.request.method, url: env.request.url)
-        }
+        try handler.policy.refusePlainHTTP(env.request)
         return try await app.call(env)
     }
 }

@@ -42,6 +42,16 @@ public struct PinningPolicy: Sendable {
         return rule.mode != .disabled
     }
 
+    /// Throws ``FaradayError/Code/tlsFailure`` for a request to a pinned host over plain HTTP,
+    /// which has no certificates to check: adapters call it so that a request reaching them by a
+    /// redirect is refused too.
+    public func refusePlainHTTP(_ request: Request) throws(FaradayError) {
+        guard let host = request.url.host, pinsConnections(to: host), request.url.scheme?.lowercased() != "https" else { return }
+        throw FaradayError(
+            .tlsFailure, "\(host) is pinned, and a plain HTTP request cannot be pinned.",
+            method: request.method, url: request.url)
+    }
+
     /// Checks the certificates `host` presented, leaf first. Throws
     /// ``FaradayError/Code/tlsFailure`` (with a ``CertificatePinningMismatch`` as its underlying
     /// error) when an enforced rule's pins match none of them; a debug rule logs them instead.

@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Only the structure is checked here (a DER `SEQUENCE` of three parts whose first holds a
 /// `SubjectPublicKeyInfo`); adapters and TLS libraries check the rest when they use it.
-public struct TLSCertificate: Sendable, Hashable {
+public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
     /// The certificate's DER encoding.
     public let der: [UInt8]
     /// The DER bytes of the certificate's `SubjectPublicKeyInfo`: what a `pin-sha256` pin hashes.
@@ -25,6 +25,9 @@ public struct TLSCertificate: Sendable, Hashable {
         self.der = bytes
         self.subjectPublicKeyInfo = publicKeyInfo
     }
+
+    /// `TLSCertificate(<n> bytes)`: the bytes are not worth printing.
+    public var description: String { "TLSCertificate(\(der.count) bytes)" }
 
     /// Reads the first certificate of a PEM text.
     public init(pem: String) throws(FaradayError) {

@@ -97,3 +97,9 @@ public struct ClientIdentity: Sendable, Hashable {
         try self.init(certificateChain: TLSCertificate.certificates(pem: certificatePEM), privateKey: .pem(privateKeyPEM))
     }
 }
+
+extension ClientIdentity.PrivateKey: CustomStringConvertible, CustomDebugStringConvertible {
+    /// Never the key itself: options, envs and errors are printed in logs.
+    public var description: String { "PrivateKey(redacted)" }
+    public var debugDescription: String { description }
+}
