@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Faraday", targets: ["Faraday"]),
+        .library(name: "FaradayHAL", targets: ["FaradayHAL"]),
         .library(name: "FaradayAsyncHTTPClient", targets: ["FaradayAsyncHTTPClient"]),
         .library(name: "FaradayObservability", targets: ["FaradayObservability"]),
     ],
@@ -44,6 +45,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // HAL (application/hal+json): the model, its middleware and navigation by relation.
+        .target(
+            name: "FaradayHAL",
+            dependencies: ["Faraday"],
             swiftSettings: swiftSettings
         ),
         // The production adapter on Linux, on AsyncHTTPClient and SwiftNIO.
@@ -134,6 +141,11 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FaradayHALTests",
+            dependencies: ["Faraday", "FaradayHAL", "FaradayTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -38,6 +38,7 @@ enum Next { case keepAlive, close }
 /// - `/session`: the request's `Cookie` header back, or 401 without a `session` cookie.
 /// - `/protected`: 200 for `Authorization: Bearer fresh-token`, else 401 with `WWW-Authenticate`.
 /// - `POST /oauth/token`: a new token, `{"access_token":"fresh-token","expires_in":3600}`.
+/// - `/hal/…`: a small HAL API (see `HALRoutes`).
 /// - `/fault/reset-before-head`, `/fault/reset-mid-body`, `/fault/truncated-chunked`,
 ///   `/fault/short-body`, `/fault/garbage`, `/fault/invalid-status`, `/fault/never`.
 enum Routes {
@@ -177,6 +178,7 @@ enum Routes {
                 try await writer.body(ByteBuffer(string: "."))
             }
         case ("fault", let kind?): return try await fault(kind, writer)
+        case ("hal", _): try await HALRoutes.respond(to: request, with: writer)
         default:
             try await writer.respond(404, text: "no route for \(request.path)")
         }

@@ -10,6 +10,7 @@ extension FaradayError {
             case connectionFailed, connectTimeout, readTimeout, writeTimeout, callTimeout
             case tlsFailure, cancelled, invalidResponse, parsingFailed, unacceptableContentType
             case tooManyRedirects, redirectLoop, insecureRedirect, decompressionFailed, frameTooLarge
+            case relationNotFound
             case badRequest, unauthorized, forbidden, resourceNotFound, proxyAuthenticationRequired
             case requestTimeout, conflict, unprocessableEntity, tooManyRequests
             case clientError, serverError, nilStatus, unknown
@@ -80,6 +81,9 @@ extension FaradayError {
         public static let insecureRedirect = Code(.insecureRedirect)
         /// The response's content type is not one the request accepts (``ValidateContentType``).
         public static let unacceptableContentType = Code(.unacceptableContentType)
+        /// A hypermedia document (FaradayHAL) has no link or embedded resource for the relation
+        /// asked for; the message names the relations it has.
+        public static let relationNotFound = Code(.relationNotFound)
 
         // MARK: HTTP status errors
 

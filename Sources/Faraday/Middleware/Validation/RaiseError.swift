@@ -36,7 +36,7 @@ public struct RaiseError: Middleware {
 extension FaradayError {
     /// The error for a 4xx or 5xx response, with its JSON error document, or `nil` for other
     /// statuses and for those in `allowed`.
-    static func statusError(for env: Env, allowing allowed: Set<Int> = []) -> FaradayError? {
+    public static func statusError(for env: Env, allowing allowed: Set<Int> = []) -> FaradayError? {
         guard let response = env.response, !allowed.contains(response.status.code),
             let code = Code.forStatus(response.status)
         else { return nil }

@@ -1,0 +1,104 @@
+import Faraday
+import Foundation
+
+/// Asks for HAL and reads HAL responses into ``Faraday/Env/representation``.
+///
+/// ```swift
+/// let connection = try Connection(url: "https://api.example.com") { builder in
+///     builder.use(EncodeHAL.Handler())
+///     builder.use(DecodeHAL.Handler())
+///     builder.adapter = URLSessionAdapter()
+/// }
+/// let root = try await connection.get("/").representation
+/// ```
+///
+/// It adds `application/hal+json` to `Accept`, and reads a completion whose content type is
+/// `application/hal+json` (or one of ``Handler/contentTypes``), except for 204, 205 and 304
+/// responses, HEAD requests and empty bodies. The representation's ``Representation/url`` is the
+/// request's, so that relative links resolve. A malformed document fails the call with
+/// ``FaradayError/Code/parsingFailed`` carrying the response and its body.
+public struct DecodeHAL: Middleware {
+    /// The app below.
+    public let app: any App
+    /// The handler's settings.
+    public let handler: Handler
+
+    /// Builds ``DecodeHAL``.
+    public struct Handler: Faraday.Handler {
+        /// Media types read as HAL besides `application/hal+json` (`application/json`, say, for
+        /// servers that label HAL as plain JSON).
+        public var contentTypes: [String]
+
+        /// Creates the handler.
+        public init(contentTypes: [String] = []) {
+            self.contentTypes = contentTypes
+        }
+
+        public func build(app: any App) -> any App { DecodeHAL(app: app, handler: self) }
+    }
+
+    public func onRequest(_ env: inout Env) async throws {
+        env.request.headers.accepts(contentTypes: [HAL.mediaType])
+    }
+
+    public func onComplete(_ env: inout Env) throws {
+        guard let response = env.response, !response.body.isEmpty, env.request.method != .head,
+            ![204, 205, 304].contains(response.status.code),
+            let mediaType = response.headers.contentType,
+            mediaType == HAL.mediaType || handler.contentTypes.contains(mediaType)
+        else { return }
+        env[RepresentationKey.self] = try Representation(reading: env)
+    }
+}
+
+/// Renders ``Representation`` request bodies (`.representation(…)`) as `application/hal+json`.
+///
+/// The content type is set unless the request has one. Put it above `EncodeJSON`, which would
+/// otherwise encode the representation as plain `application/json`.
+public struct EncodeHAL: Middleware {
+    /// The app below.
+    public let app: any App
+    /// The handler's settings.
+    public let handler: Handler
+
+    /// Builds ``EncodeHAL``.
+    public struct Handler: Faraday.Handler {
+        /// The encoder (its output formatting, say).
+        public var encoder: JSONEncoder
+
+        /// Creates the handler.
+        public init(encoder: JSONEncoder = JSONEncoder()) {
+            self.encoder = encoder
+        }
+
+        public func build(app: any App) -> any App { EncodeHAL(app: app, handler: self) }
+    }
+
+    public func onRequest(_ env: inout Env) async throws {
+        guard let representation = env.request.body.value as? Representation else { return }
+        do {
+            env.request.body = .bytes(try representation.encoded(encoder: handler.encoder))
+        } catch {
+            throw error.attaching(env.request)
+        }
+        if env.request.headers[.contentType] == nil { env.request.headers[.contentType] = HAL.mediaType }
+    }
+}
+
+/// HAL's constants.
+public enum HAL {
+    /// `application/hal+json`.
+    public static let mediaType = "application/hal+json"
+}
+
+enum RepresentationKey: EnvKey { typealias Value = Representation }
+
+extension Env {
+    /// The representation ``DecodeHAL`` read from this completion's body, if any.
+    public var representation: Representation? { self[RepresentationKey.self] }
+}
+
+extension RequestBody {
+    /// A HAL body, for ``EncodeHAL`` to render.
+    public static func representation(_ representation: Representation) -> RequestBody { .value(representation) }
+}
