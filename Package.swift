@@ -102,6 +102,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "HALBrowser",
+            dependencies: ["Faraday", "FaradayHAL", "FaradayTestSupport"],
+            path: "Examples/HALBrowser",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "StreamingExample",
             dependencies: ["Faraday", "FaradayTestSupport"],
             path: "Examples/Streaming",
