@@ -40,7 +40,9 @@ enum Next { case keepAlive, close }
 /// - `POST /oauth/token`: a new token, `{"access_token":"fresh-token","expires_in":3600}`.
 /// - `/hal/…`: a small HAL API (see `HALRoutes`).
 /// - `/fault/reset-before-head`, `/fault/reset-mid-body`, `/fault/truncated-chunked`,
-///   `/fault/short-body`, `/fault/garbage`, `/fault/invalid-status`, `/fault/never`.
+///   `/fault/short-body`, `/fault/garbage`, `/fault/invalid-status`, `/fault/never`,
+///   `/fault/huge-header` (1 MiB), `/fault/non-utf8-header` (Latin-1 and invalid bytes, then a
+///   valid "ok" body), `/fault/long-body` (`Content-Length: 5` and 13 bytes).
 enum Routes {
     static func respond(to request: ServerRequest, with writer: ResponseWriter) async throws -> Next {
         let segments = request.path.split(separator: "/").map(String.init)
@@ -265,6 +267,18 @@ enum Routes {
             try await writer.raw("HTTP/1.1 99999 Nope\r\ncontent-length: 0\r\n\r\n")
         case "never":
             try await Task.sleep(for: .seconds(3600))
+        case "huge-header":
+            // One header of 1 MiB: past every client's header limit.
+            try await writer.raw("HTTP/1.1 200 OK\r\nx-huge: " + String(repeating: "h", count: 1 << 20) + "\r\ncontent-length: 2\r\n\r\nok")
+        case "non-utf8-header":
+            var head = ByteBuffer(string: "HTTP/1.1 200 OK\r\nx-latin1: caf")
+            head.writeBytes([0xE9, 0xFF, 0xFE])
+            head.writeString("\r\ncontent-type: text/plain\r\ncontent-length: 2\r\n\r\nok")
+            try await writer.outbound.write(head)
+            return .keepAlive
+        case "long-body":
+            // Ten bytes more than announced: the extra bytes are not part of this response.
+            try await writer.raw("HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello, extra!")
         default:
             try await writer.respond(404, text: "no fault \(kind)")
             return .keepAlive

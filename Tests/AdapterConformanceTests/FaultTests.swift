@@ -83,6 +83,74 @@ extension AdapterConformance {
         }
     }
 
+    @Test(arguments: AdapterKind.allCases)
+    func aDrippingServerIsReadToTheEndOrCutAtTheDeadline(_ kind: AdapterKind) async throws {
+        try await withConnection(kind) { connection, _ in
+            // A byte every 300 ms keeps a 2 s read timeout satisfied…
+            let slow = try await connection.get("drip?bytes=3&interval=300") { $0.options.readTimeout = .seconds(2) }.value
+            #expect(slow.response?.text == "...")
+            // …and a whole-call deadline still ends it.
+            await #expect {
+                try await connection.get("drip?bytes=20&interval=300") { $0.options.timeout = .milliseconds(700) }.value
+            } throws: { error in
+                isFaradayError(error, .callTimeout)
+            }
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases)
+    func anOversizedHeaderIsAnError(_ kind: AdapterKind) async throws {
+        try await withConnection(kind) { connection, _ in
+            await #expect {
+                try await connection.get("fault/huge-header").value
+            } throws: { error in
+                isFaradayError(error, .invalidResponse, .connectionFailed)
+            }
+            // The connection that failed is not reused for the next call.
+            let next = try await connection.get("echo").value
+            #expect(next.response?.status == .ok)
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases)
+    func aNonUTF8HeaderNeitherCrashesNorLosesTheBody(_ kind: AdapterKind) async throws {
+        try await withConnection(kind) { connection, _ in
+            if kind == .urlSession && !platformCanPauseURLSession {
+                // FoundationNetworking refuses the whole response: a typed error, no crash.
+                await #expect(throws: FaradayError.self) { try await connection.get("fault/non-utf8-header").value }
+                return
+            }
+            let env = try await connection.get("fault/non-utf8-header").value
+            #expect(env.response?.status == .ok)
+            #expect(env.response?.text == "ok")
+            #expect(env.responseHeaders[.contentType] == "text/plain")
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases)
+    func bytesPastTheContentLengthAreNotPartOfTheBody(_ kind: AdapterKind) async throws {
+        try await withConnection(kind) { connection, _ in
+            let env = try await connection.get("fault/long-body").value
+            #expect(env.response?.text == "hello")
+            // Nor of the next response.
+            let next = try await connection.get("echo").value
+            #expect(try await connection.get("echo").echo.path == "/echo")
+            #expect(next.response?.status == .ok)
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases, ["fault/reset-mid-body", "fault/truncated-chunked", "fault/short-body"])
+    func aBrokenStreamEndsWithExactlyOneFinalCompletion(_ kind: AdapterKind, _ path: String) async throws {
+        try await withConnection(kind) { connection, _ in
+            let phases = Recorder()
+            let response = connection.get(path) { $0.options.streaming = .chunks }
+            response.onComplete { env in phases.record(env.isFinal ? "final \(env.error == nil ? "ok" : "error")" : "frame") }
+            await #expect(throws: FaradayError.self) { try await response.value }
+            #expect(phases.log.filter { $0.hasPrefix("final") } == ["final error"])
+            #expect(phases.log.last == "final error")
+        }
+    }
+
     @Test func aHandshakeThatNeverCompletesHitsTheOpenTimeout() async throws {
         let silent = try await SilentServer.start()
         let adapter = try AdapterKind.asyncHTTPClient.makeAdapter()
