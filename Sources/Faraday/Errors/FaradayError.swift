@@ -73,11 +73,12 @@ public struct FaradayError: Error, Sendable, CustomStringConvertible {
     /// credential query values hidden, see ``Redaction``), status and underlying error.
     public var description: String {
         var text = "FaradayError.\(code): \(message)"
-        // The URL as the logs show it: no password, no credential query values.
-        if let method, let url { text += " (\(method.rawValue) \(Redaction().redact(url)))" }
+        if let method, let url { text += " (\(method.rawValue) \(url.absoluteString))" }
         if let status { text += " [\(status.code)]" }
         if let underlying { text += " underlying: \(underlying)" }
-        return text
+        // The URL as the logs show it, wherever it appears (an underlying error may repeat it):
+        // no password, no credential query values.
+        return url.map { Redaction().scrub(text, of: $0) } ?? text
     }
 
     /// Returns `self` with the request's method and URL filled in where they are missing.

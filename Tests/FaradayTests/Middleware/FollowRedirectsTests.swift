@@ -54,4 +54,25 @@ import Testing
             (error as? FaradayError)?.code == .bodyNotReplayable
         }
     }
+
+    @Test func credentialsBelowFollowRedirectsStayOffOnceTheChainLeavesTheOrigin() async throws {
+        let stubs = TestAdapter()
+        let seen = Recorder()
+        stubs.get("https://api.example.com/v1/start") { env, _ in
+            seen.record("start \(env.request.headers[.authorization] ?? "none")")
+            return StubResponse(status: .found, headers: [.location: "https://cdn.example.net/x"])
+        }
+        stubs.get("https://cdn.example.net/x") { env, _ in
+            seen.record("cdn \(env.request.headers[.authorization] ?? "none")")
+            return StubResponse(status: .found, headers: [.location: "https://api.example.com/v1/back"])
+        }
+        stubs.get("https://api.example.com/v1/back") { env, _ in
+            seen.record("back \(env.request.headers[.authorization] ?? "none")")
+            return StubResponse(body: "ok")
+        }
+        let connection = try makeConnection(
+            [FollowRedirects.Handler(), Authorization.Handler(.bearer("t0k3n"))], adapter: stubs)
+        _ = try await connection.get("start").value
+        #expect(seen.log == ["start Bearer t0k3n", "cdn none", "back none"])
+    }
 }

@@ -10,7 +10,8 @@
 /// ```
 ///
 /// A request that sets its own header (`request.headers.bearer(…)`) keeps it: the connection's
-/// credentials are the default, a request's are the override.
+/// credentials are the default, a request's are the override. Below ``FollowRedirects``, a
+/// redirect to another origin gets no credentials (``Env/isCrossOriginRedirect``).
 public struct Authorization: Middleware {
     /// The app below.
     public let app: any App
@@ -31,7 +32,7 @@ public struct Authorization: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        guard env.request.headers[.authorization] == nil else { return }
+        guard env.request.headers[.authorization] == nil, !env.isCrossOriginRedirect else { return }
         try await handler.provider.authenticate(&env.request)
     }
 }

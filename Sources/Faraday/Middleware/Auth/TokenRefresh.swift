@@ -50,7 +50,9 @@ public struct TokenRefresh: Middleware {
     }
 
     public func call(_ env: Env) async throws -> Completions {
-        guard !Self.isRefreshing, env.request.headers[.authorization] == nil else { return try await app.call(env) }
+        guard !Self.isRefreshing, env.request.headers[.authorization] == nil, !env.isCrossOriginRedirect else {
+            return try await app.call(env)
+        }
         let credential = try await handler.store.validCredential()
         var attempt = env.forAttempt()
         handler.apply(credential, &attempt.request)

@@ -70,6 +70,15 @@ public struct Redaction: Sendable {
         return String(text[...questionMark]) + redacted + String(text[fragmentStart...])
     }
 
+    /// `text` with every appearance of `url` redacted, and its password hidden wherever it is.
+    func scrub(_ text: String, of url: URL) -> String {
+        var text = text.replacingOccurrences(of: url.absoluteString, with: redact(url))
+        if let password = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPassword, !password.isEmpty {
+            text = text.replacingOccurrences(of: ":" + password + "@", with: ":" + Self.placeholder + "@")
+        }
+        return text
+    }
+
     /// A body as text with hidden fields, or `nil` when it is not text.
     func redactBody(_ body: Data, contentType: String?) -> String? {
         guard let text = String(data: body, encoding: .utf8), !text.contains("\u{0}") else { return nil }

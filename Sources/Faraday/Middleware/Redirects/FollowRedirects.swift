@@ -72,9 +72,12 @@ public struct FollowRedirects: Middleware {
         var request = env.request
         var history: [Redirect] = []
         var visited: Set<String> = [Self.visitKey(request)]
+        // Once a redirect has left the origin, credentials stay off for the rest of the chain.
+        var hasLeftOrigin = false
         while true {
             var attempt = env.forAttempt()
             attempt.request = request
+            attempt[CrossOriginKey.self] = hasLeftOrigin
             let completions = try await app.call(attempt)
             guard let status = completions.head.status?.code, Self.redirectStatuses.contains(status),
                 let location = completions.head.response?.headers[.location]
@@ -84,6 +87,7 @@ public struct FollowRedirects: Middleware {
             }
             completions.discard()
             let next = try nextRequest(after: request, status: status, location: location, history: history)
+            if Self.leavesOrigin(location, from: request.url, to: next.url) { hasLeftOrigin = true }
             history.append(Redirect(status: status, from: request.url, to: next.url, method: next.method))
             guard history.count <= handler.limit else {
                 throw FaradayError(
@@ -130,10 +134,15 @@ public struct FollowRedirects: Middleware {
                 .bodyNotReplayable, "A \(status) redirect asks to send the body again, but it is a one-shot stream.",
                 method: request.method, url: request.url)
         }
-        if location.hasPrefix("//") || !Self.sameOrigin(request.url, target) {
+        if Self.leavesOrigin(location, from: request.url, to: target) {
             for name in handler.sensitiveHeaders { next.headers[name] = nil }
         }
         return next
+    }
+
+    /// A scheme-relative `Location` (`//host/…`) counts as leaving, whatever host it names.
+    private static func leavesOrigin(_ location: String, from: URL, to: URL) -> Bool {
+        location.hasPrefix("//") || !sameOrigin(from, to)
     }
 
     private static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
@@ -157,7 +166,15 @@ public struct FollowRedirects: Middleware {
 /// Where ``FollowRedirects`` puts the chain.
 enum RedirectsKey: EnvKey { typealias Value = [FollowRedirects.Redirect] }
 
+/// Where ``FollowRedirects`` marks a request that a redirect took to another origin.
+enum CrossOriginKey: EnvKey { typealias Value = Bool }
+
 extension Env {
     /// The redirects ``FollowRedirects`` followed to reach this response, first to last.
     public var redirects: [FollowRedirects.Redirect] { self[RedirectsKey.self] ?? [] }
+
+    /// Whether ``FollowRedirects`` sent this request to another origin (scheme, host or port)
+    /// than the call's first request. Middleware that add credentials below `FollowRedirects`
+    /// (``Authorization``, ``TokenRefresh``) add none to such a request.
+    public var isCrossOriginRedirect: Bool { self[CrossOriginKey.self] ?? false }
 }
