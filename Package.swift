@@ -95,6 +95,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The parsers that libFuzzer exercises (Scripts/fuzz.sh), and their entry point.
+        .target(
+            name: "FaradayFuzzTargets",
+            dependencies: ["Faraday", "FaradayHAL", "FaradayTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FaradayFuzz",
+            dependencies: ["FaradayFuzzTargets"],
+            path: "Fuzz/FaradayFuzz",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "Quickstart",
             dependencies: ["Faraday", "FaradayTestSupport"],
@@ -152,6 +164,11 @@ let package = Package(
         .testTarget(
             name: "FaradayHALTests",
             dependencies: ["Faraday", "FaradayHAL", "FaradayTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FuzzCorpusTests",
+            dependencies: ["FaradayFuzzTargets"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

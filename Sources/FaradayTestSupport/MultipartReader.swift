@@ -2,25 +2,32 @@ import Foundation
 
 /// Reads a `multipart/form-data` body as it streams in, keeping only a summary of each part:
 /// its headers, length, whether its bytes follow the server's `offset % 251` pattern, and (for
-/// parts up to 1 MiB) the content itself. Memory stays bounded whatever the body's size.
-struct MultipartReader {
+/// parts up to 1 MiB) the content itself. Memory stays bounded whatever the body's size. Public
+/// for the fuzz targets.
+public struct MultipartReader {
     /// What the `/multipart` route reports about one part.
-    struct PartSummary: Encodable, Sendable {
-        var headers: [String: String] = [:]
-        var name: String?
-        var filename: String?
-        var length = 0
-        var followsPattern = true
+    public struct PartSummary: Encodable, Sendable {
+        /// The part's headers, names lower-cased.
+        public internal(set) var headers: [String: String] = [:]
+        /// The `name` of its `Content-Disposition`.
+        public internal(set) var name: String?
+        /// The `filename` of its `Content-Disposition`.
+        public internal(set) var filename: String?
+        /// Its length in bytes.
+        public internal(set) var length = 0
+        /// Whether its bytes follow the `offset % 251` pattern.
+        public internal(set) var followsPattern = true
         /// The content as UTF-8 (lossy), for parts of at most ``MultipartReader/keptContent`` bytes.
-        var content: String?
+        public internal(set) var content: String?
         fileprivate var kept = Data()
     }
 
     /// What the `/multipart` route answers.
-    struct Summary: Encodable, Sendable {
-        var parts: [PartSummary] = []
+    public struct Summary: Encodable, Sendable {
+        /// The parts, in order.
+        public internal(set) var parts: [PartSummary] = []
         /// `nil` when the body was a well-formed multipart body, else what was wrong.
-        var error: String?
+        public internal(set) var error: String?
     }
 
     static let keptContent = 1 << 20
@@ -33,18 +40,19 @@ struct MultipartReader {
     private(set) var summary = Summary()
 
     /// A reader for the boundary of a request's `Content-Type`.
-    init(boundary: String) {
+    public init(boundary: String) {
         delimiter = Data("\r\n--\(boundary)".utf8)
     }
 
-    mutating func consume(_ chunk: Data) {
+    /// Reads the next bytes of the body.
+    public mutating func consume(_ chunk: Data) {
         guard summary.error == nil else { return }
         pending.append(chunk)
         while step() {}
     }
 
     /// Ends the body; a body that stopped before its closing boundary is an error.
-    mutating func finish() -> Summary {
+    public mutating func finish() -> Summary {
         if summary.error == nil && state != .epilogue { summary.error = "the body ended before the closing boundary" }
         for index in summary.parts.indices {
             let part = summary.parts[index]

@@ -49,7 +49,8 @@ public struct Streaming: Sendable {
         Streaming(.custom(makeFramer))
     }
 
-    func makeFramer() -> any Framer {
+    /// A new framer that cuts a stream the way this kind does (for adapters, and fuzzing).
+    public func makeFramer() -> any Framer {
         switch kind {
         case .chunks: ChunkFramer()
         case .lines: LineFramer(maxFrameSize: maxFrameSize, skipsEmptyLines: false)
