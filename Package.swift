@@ -101,9 +101,10 @@ let package = Package(
             dependencies: ["Faraday", "FaradayHAL", "FaradayTestSupport"],
             swiftSettings: swiftSettings
         ),
+        .target(name: "CLibFuzzerDriver", path: "Fuzz/CLibFuzzerDriver"),
         .executableTarget(
             name: "FaradayFuzz",
-            dependencies: ["FaradayFuzzTargets"],
+            dependencies: ["FaradayFuzzTargets", "CLibFuzzerDriver"],
             path: "Fuzz/FaradayFuzz",
             swiftSettings: swiftSettings
         ),

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs the test suite under ThreadSanitizer and AddressSanitizer, each in its own build folder
 # (.build-tsan, .build-asan; ignored by git). The gigabyte streams, the 300 MB bomb and the
-# 200-call burst are skipped: under a sanitizer they take many minutes and add no coverage.
+# 200-call burst and the 100,000-call load tests are skipped: under a sanitizer they take many
+# minutes and add no coverage.
 #
 #     Scripts/sanitizers.sh [thread|address]   (both by default)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-skip="Gigabyte|aSlowConsumer|aBombIsStopped|theLimitHoldsUnder200"
+skip="Gigabyte|aSlowConsumer|aBombIsStopped|theLimitHoldsUnder200|LoadTests"
 status=0
 for sanitizer in ${1:-thread address}; do
     scratch=".build-${sanitizer:0:1}san"

@@ -1,37 +1,41 @@
 // The libFuzzer entry point for every target of FaradayFuzzTargets.
 //
-// Fuzzing (Scripts/fuzz.sh builds it with -sanitize=fuzzer,address -DFUZZING, so libFuzzer
-// provides main):
+// Fuzzing (Scripts/fuzz.sh builds it with -sanitize=fuzzer,address -DFUZZING and hands the
+// command line to libFuzzer's driver):
 //
 //     FARADAY_FUZZ_TARGET=hal .build-fuzz/release/FaradayFuzz -max_total_time=60 Fuzz/Corpus/hal
 //
 // Otherwise it replays files through a target: `swift run FaradayFuzz hal Fuzz/Corpus/hal`.
+import CLibFuzzerDriver
 import FaradayFuzzTargets
 import Foundation
 
 /// The target named by `FARADAY_FUZZ_TARGET`, read once.
-let fuzzTarget: FuzzTarget = {
-    let name = ProcessInfo.processInfo.environment["FARADAY_FUZZ_TARGET"] ?? ""
-    guard let target = FuzzTarget(rawValue: name) else {
-        let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
-        fatalError("Set FARADAY_FUZZ_TARGET to one of: \(names).")
-    }
-    return target
-}()
+let fuzzTarget = ProcessInfo.processInfo.environment["FARADAY_FUZZ_TARGET"].flatMap(FuzzTarget.init(rawValue:))
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    fuzzTarget.run(Data(bytes: bytes, count: count))
-    return 0
-}
-
-#if !FUZZING
 @main
-struct Replay {
+struct FaradayFuzz {
     static func main() throws {
-        let arguments = CommandLine.arguments.dropFirst()
+        #if FUZZING
+        guard fuzzTarget != nil else {
+            print("Set FARADAY_FUZZ_TARGET to one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")).")
+            exit(2)
+        }
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { bytes, count in
+            fuzzTarget?.run(bytes.map { Data(bytes: $0, count: count) } ?? Data())
+            return 0
+        })
+        #else
+        try replay(CommandLine.arguments.dropFirst())
+        #endif
+    }
+
+    /// Runs every file named (or in a folder named) through the target named first.
+    static func replay(_ arguments: ArraySlice<String>) throws {
         guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
-            print("usage: FaradayFuzz <\(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|"))> FILE_OR_DIRECTORY…")
+            print("usage: FaradayFuzz <\(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|"))> FILE_OR_FOLDER…")
             return
         }
         var count = 0
@@ -46,4 +50,3 @@ struct Replay {
         print("\(name): \(count) inputs replayed")
     }
 }
-#endif
