@@ -30,7 +30,7 @@ for target in "${targets[@]}"; do
     log="$scratch/$target.log"
     # Leak detection is off: LeakSanitizer takes Swift's lazily made globals (a pattern buffer
     # built once) for leaks; Scripts/sanitizers.sh runs AddressSanitizer over the test suite.
-    if FARADAY_FUZZ_TARGET="$target" "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 \
+    if ASAN_OPTIONS=detect_leaks=0 FARADAY_FUZZ_TARGET="$target" "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 \
         -artifact_prefix="Fuzz/Regressions/$target/" "$scratch/corpus/$target" "Fuzz/Corpus/$target" >"$log" 2>&1; then
         result="ok"
     else

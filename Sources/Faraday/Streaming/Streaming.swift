@@ -149,7 +149,7 @@ struct JSONSequenceFramer: Framer {
         buffer.append(chunk)
         var frames: [Frame] = []
         while let separator = buffer.firstIndex(of: 0x1E) {
-            if started { emit(buffer[buffer.startIndex..<separator], into: &frames) }
+            if started { try emit(buffer[buffer.startIndex..<separator], into: &frames) }
             started = true
             buffer = Data(buffer[buffer.index(after: separator)...])
         }
@@ -159,13 +159,15 @@ struct JSONSequenceFramer: Framer {
 
     mutating func finish() throws(FaradayError) -> [Frame] {
         var frames: [Frame] = []
-        if started { emit(buffer[...], into: &frames) }
+        if started { try emit(buffer[...], into: &frames) }
         buffer = Data()
         return frames
     }
 
-    private func emit(_ record: Data, into frames: inout [Frame]) {
+    /// A record cut from one chunk is checked here: the buffer check only sees what is left over.
+    private func emit(_ record: Data, into frames: inout [Frame]) throws(FaradayError) {
         let trimmed = record.trimmingWhitespace()
+        guard trimmed.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
         if !trimmed.isEmpty { frames.append(Frame(trimmed)) }
     }
 }

@@ -84,6 +84,25 @@ import Testing
         }
     }
 
+    /// A fuzzing finding: a record longer than the limit, whole inside one chunk, was let through.
+    @Test(arguments: [Streaming.lines, .ndjson, .serverSentEvents, .jsonSequence])
+    func aLongFrameInsideOneChunkIsStopped(_ streaming: Streaming) {
+        var limited = streaming
+        limited.maxFrameSize = 100
+        let long = String(repeating: "x", count: 150)
+        let chunk: String
+        switch streaming.kind {
+        case .jsonSequence: chunk = "\u{1E}\"\(long)\"\n\u{1E}1\n"
+        case .serverSentEvents: chunk = "data: \(long)\n\ndata: 1\n\n"
+        default: chunk = "\(long)\n1\n"
+        }
+        #expect {
+            try frames(limited, [Data(chunk.utf8)])
+        } throws: { error in
+            (error as? FaradayError)?.code == .frameTooLarge
+        }
+    }
+
     @Test func invalidUTF8InAnEventStreamIsAnError() {
         #expect {
             try frames(.serverSentEvents, [Data("data: ".utf8) + Data([0xFF, 0xFE]) + Data("\n\n".utf8)])
