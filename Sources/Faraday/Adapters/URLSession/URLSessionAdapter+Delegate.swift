@@ -6,16 +6,17 @@ import FoundationNetworking
 #endif
 
 extension URLSessionAdapter {
-    /// The session's delegate: routes each callback to the bridge of its task.
+    /// The sessions' delegate: routes each callback to the bridge of its task. Tasks are told
+    /// apart by identity: their identifiers are only unique within one session.
     final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
-        private let bridges = Mutex<[Int: URLSessionTaskBridge]>([:])
+        private let bridges = Mutex<[ObjectIdentifier: URLSessionTaskBridge]>([:])
 
         func register(_ bridge: URLSessionTaskBridge, for task: URLSessionTask) {
-            bridges.withLock { $0[task.taskIdentifier] = bridge }
+            bridges.withLock { $0[ObjectIdentifier(task)] = bridge }
         }
 
         func bridge(_ task: URLSessionTask) -> URLSessionTaskBridge? {
-            bridges.withLock { $0[task.taskIdentifier] }
+            bridges.withLock { $0[ObjectIdentifier(task)] }
         }
 
         func urlSession(
@@ -49,7 +50,7 @@ extension URLSessionAdapter {
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            let bridge = bridges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+            let bridge = bridges.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
             bridge?.didComplete(error: error)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -30,19 +31,46 @@ import FoundationNetworking
 public final class URLSessionAdapter: Adapter {
     private let session: URLSession
     private let delegate: Delegate
+    /// One session per pinned host and rule: URLSession checks a server's certificates once per
+    /// connection, so a pinned request must never reuse a connection an unpinned one opened.
+    private let pinnedSessions = Mutex<[PinnedSessionKey: URLSession]>([:])
+
+    private struct PinnedSessionKey: Hashable {
+        let host: String
+        let rule: PinningRule
+    }
 
     /// Creates an adapter with its own session built from `configuration`.
     public init(configuration: URLSessionConfiguration = .ephemeral) {
         let delegate = Delegate()
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "Faraday.URLSessionAdapter"
         self.delegate = delegate
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        self.session = Self.makeSession(configuration, delegate: delegate)
     }
 
     deinit {
         session.invalidateAndCancel()
+        for pinned in pinnedSessions.withLock({ Array($0.values) }) { pinned.invalidateAndCancel() }
+    }
+
+    private static func makeSession(_ configuration: URLSessionConfiguration, delegate: Delegate) -> URLSession {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "Faraday.URLSessionAdapter"
+        return URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    /// The session for `request`: the shared one, or its pinned host's own.
+    private func session(for request: Request) -> URLSession {
+        guard let host = request.url.host, let rule = request.options.pinning?.rule(for: host), rule.mode != .disabled else {
+            return session
+        }
+        let key = PinnedSessionKey(host: host.lowercased(), rule: rule)
+        return pinnedSessions.withLock { sessions in
+            if let pinned = sessions[key] { return pinned }
+            let pinned = Self.makeSession(session.configuration, delegate: delegate)
+            sessions[key] = pinned
+            return pinned
+        }
     }
 
     public func call(_ env: Env) async throws -> Completions {
@@ -69,11 +97,11 @@ public final class URLSessionAdapter: Adapter {
         if let bytes = request.body.bytes {
             if !bytes.isEmpty { urlRequest.httpBody = bytes }
             bridge = URLSessionTaskBridge(options: options, temporaryFile: nil)
-            task = session.dataTask(with: urlRequest)
+            task = session(for: request).dataTask(with: urlRequest)
         } else {
             let file = try await Self.spool(request)
             bridge = URLSessionTaskBridge(options: options, temporaryFile: file)
-            task = session.uploadTask(with: urlRequest, fromFile: file)
+            task = session(for: request).uploadTask(with: urlRequest, fromFile: file)
         }
         bridge.attach(task)
         delegate.register(bridge, for: task)
