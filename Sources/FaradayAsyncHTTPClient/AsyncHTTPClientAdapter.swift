@@ -94,9 +94,10 @@ public final class AsyncHTTPClientAdapter: Adapter {
         var verifier: ConnectionPinVerifier?
         try options.pinning?.refusePlainHTTP(request)
         if let policy = options.pinning, let host = request.url.host, let rule = policy.rule(for: host), rule.mode != .disabled {
-            pinned = PinnedHost(
+            let pinnedHost = PinnedHost(
                 host: host, rule: rule, trustRoots: options.tls.trustRoots, trustsSystemRoots: options.tls.trustsSystemRoots)
-            verifier = pinned.map { ConnectionPinVerifier(pinned: $0, policy: policy) }
+            pinned = pinnedHost
+            verifier = ConnectionPinVerifier(pinned: pinnedHost, policy: policy)
         }
         let key = ClientKey(
             connect: options.openTimeout ?? configuration.connectTimeout,
