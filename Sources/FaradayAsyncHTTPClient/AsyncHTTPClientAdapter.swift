@@ -6,7 +6,6 @@ import NIOFoundationCompat
 import NIOPosix
 import NIOHTTP1
 import NIOSSL
-import Synchronization
 
 /// The production adapter on Linux: real HTTP/1.1 and HTTP/2 over AsyncHTTPClient and SwiftNIO.
 ///
@@ -63,7 +62,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
     /// The configuration the adapter was made with.
     public let configuration: Configuration
     private let eventLoopGroup: any EventLoopGroup
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an adapter; its clients run on NIO's shared event loop group.
     public init(configuration: Configuration = Configuration()) {

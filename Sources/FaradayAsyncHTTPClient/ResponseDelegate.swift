@@ -3,7 +3,6 @@ import Faraday
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
 
 /// Bridges AsyncHTTPClient's delegate callbacks (on the event loop) to async consumers.
 ///
@@ -31,7 +30,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
         var failure: (any Error)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let streams: Bool
     private let maxBufferedBodySize: Int
 

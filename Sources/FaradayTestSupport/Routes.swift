@@ -42,7 +42,7 @@ enum Next { case keepAlive, close }
 /// - `/fault/reset-before-head`, `/fault/reset-mid-body`, `/fault/truncated-chunked`,
 ///   `/fault/short-body`, `/fault/garbage`, `/fault/invalid-status`, `/fault/never`,
 ///   `/fault/huge-header` (1 MiB), `/fault/non-utf8-header` (Latin-1 and invalid bytes, then a
-///   valid "ok" body), `/fault/long-body` (`Content-Length: 5` and 13 bytes).
+///   valid "ok" body), `/fault/long-body` (`Content-Length: 5` and 13 bytes, then the connection closes).
 enum Routes {
     static func respond(to request: ServerRequest, with writer: ResponseWriter) async throws -> Next {
         let segments = request.path.split(separator: "/").map(String.init)
@@ -278,7 +278,7 @@ enum Routes {
             return .keepAlive
         case "long-body":
             // Ten bytes more than announced: the extra bytes are not part of this response.
-            try await writer.raw("HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello, extra!")
+            try await writer.raw("HTTP/1.1 200 OK\r\ncontent-length: 5\r\nconnection: close\r\n\r\nhello, extra!")
         default:
             try await writer.respond(404, text: "no fault \(kind)")
             return .keepAlive

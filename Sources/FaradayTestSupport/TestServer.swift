@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -108,10 +109,10 @@ final class Counters: Sendable {
     let bodyBytesSent = Atomic<Int>(0)
     let connectionsClosed = Atomic<Int>(0)
     /// The bodies `/flaky` received, by key.
-    let flakyBodies = Mutex<[String: [String]]>([:])
+    let flakyBodies = NIOLockedValueBox<[String: [String]]>([:])
 
     /// Records a `/flaky` request and returns the bodies seen for its key so far.
     func flaky(_ key: String, body: String) -> [String] {
-        flakyBodies.withLock { $0[key, default: []].append(body); return $0[key] ?? [] }
+        flakyBodies.withLockedValue { $0[key, default: []].append(body); return $0[key] ?? [] }
     }
 }

@@ -1,14 +1,13 @@
 import Faraday
 import FaradayTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 extension AdapterConformance {
 @Suite(.timeLimit(.minutes(3))) struct ConcurrencyLimitTests {
     /// Counts the calls below it in flight, and the most seen at once.
     final class InFlight: Sendable {
-        private let state = Mutex((now: 0, most: 0))
+        private let state = Locked((now: 0, most: 0))
         var most: Int { state.withLock { $0.most } }
         func enter() { state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) } }
         func leave() { state.withLock { $0.now -= 1 } }

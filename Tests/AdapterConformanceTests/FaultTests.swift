@@ -132,10 +132,10 @@ extension AdapterConformance {
         try await withConnection(kind) { connection, _ in
             let env = try await connection.get("fault/long-body").value
             #expect(env.response?.text == "hello")
-            // Nor of the next response.
-            let next = try await connection.get("echo").value
-            #expect(try await connection.get("echo").echo.path == "/echo")
-            #expect(next.response?.status == .ok)
+            // Nor of the next response (the server closes that connection: a client that reused
+            // it anyway would read them as the start of its next answer).
+            let next = try await connection.get("echo").echo
+            #expect(next.path == "/echo")
         }
     }
 

@@ -1,7 +1,6 @@
 import Faraday
 import FaradayTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 extension AdapterConformance {
@@ -120,8 +119,8 @@ extension AdapterConformance {
 
 /// The largest value observed, from any task.
 final class Peak: Sendable {
-    private let state: Mutex<Int>
-    init(_ initial: Int) { state = Mutex(initial) }
+    private let state: Locked<Int>
+    init(_ initial: Int) { state = Locked(initial) }
     func observe(_ value: Int) { state.withLock { $0 = max($0, value) } }
     var value: Int { state.withLock { $0 } }
 }

@@ -2,7 +2,6 @@ import Faraday
 import FaradayAsyncHTTPClient
 import FaradayTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 extension AdapterConformance {
@@ -11,7 +10,7 @@ extension AdapterConformance {
 
     /// The waits a retry handler asked for.
     final class Waits: Sendable {
-        private let log = Mutex<[Duration]>([])
+        private let log = Locked<[Duration]>([])
         var all: [Duration] { log.withLock { $0 } }
         func record(_ wait: Duration) { log.withLock { $0.append(wait) } }
     }
@@ -83,7 +82,7 @@ extension AdapterConformance {
 
     @Test(arguments: AdapterKind.allCases)
     func connectionErrorsAreRetried(_ kind: AdapterKind) async throws {
-        let attempts = Mutex(0)
+        let attempts = Locked(0)
         let handler = Self.retry { (handler: inout Retry.Handler) in
             handler.maxAttempts = 2
             handler.onRetry = { _ in attempts.withLock { $0 += 1 } }

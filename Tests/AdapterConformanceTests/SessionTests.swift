@@ -1,7 +1,6 @@
 import Faraday
 import FaradayTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 extension AdapterConformance {
@@ -24,7 +23,7 @@ extension AdapterConformance {
     @Test(arguments: AdapterKind.allCases)
     func a401IsRefreshedThroughTheSameConnectionAndRetried(_ kind: AdapterKind) async throws {
         struct TokenReply: Decodable { let access_token: String; let expires_in: Int }
-        let box = Mutex<Connection?>(nil)
+        let box = Locked<Connection?>(nil)
         let store = CredentialStore(credential: OAuthCredential(accessToken: "stale-token", refreshToken: "r1")) { old in
             guard let connection = box.withLock({ $0 }) else { throw CancellationError() }
             let reply = try await connection.post("oauth/token", body: .form([

@@ -1,7 +1,6 @@
 import Faraday
 import FaradayHAL
 import Foundation
-import Synchronization
 import Testing
 
 @Suite struct HALMiddlewareTests {
@@ -68,7 +67,7 @@ import Testing
 
 /// A thread-safe log of events.
 final class Recorder: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = Locked<[String]>([])
     func record(_ event: String) { events.withLock { $0.append(event) } }
     var log: [String] { events.withLock { $0 } }
 }

@@ -1,6 +1,5 @@
 import Faraday
 import Foundation
-import Synchronization
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct ResponseTests {
@@ -16,7 +15,7 @@ import Testing
         let response = try makeConnection(adapter: stubs).get("x")
         _ = try await response.value
 
-        let seen = Mutex<String?>(nil)
+        let seen = Locked<String?>(nil)
         response.onComplete { env in seen.withLock { $0 = env.response?.text } }
         #expect(seen.withLock { $0 } == "done")
     }
@@ -143,7 +142,7 @@ import Testing
         let connection = try makeConnection(adapter: stubs)
         let response = connection.get("missing")
         await #expect(throws: FaradayError.self) { try await response.value }
-        let seen = Mutex<FaradayError.Code?>(nil)
+        let seen = Locked<FaradayError.Code?>(nil)
         response.onComplete { env in seen.withLock { $0 = env.error?.code } }
         #expect(seen.withLock { $0 } == .noStubMatched)
     }

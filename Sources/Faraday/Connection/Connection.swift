@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 
 /// A client for one HTTP service: a base URL, defaults for every request, and a middleware stack
 /// ending in an adapter.
@@ -34,8 +33,8 @@ public final class Connection: Sendable {
         var app: (any App)?
     }
 
-    private let defaults: Mutex<Defaults>
-    private let stack: Mutex<Stack>
+    private let defaults: Locked<Defaults>
+    private let stack: Locked<Stack>
 
     /// Creates a connection.
     ///
@@ -56,8 +55,8 @@ public final class Connection: Sendable {
         if headers[.userAgent] == nil { headers[.userAgent] = Self.defaultUserAgent }
         var builder = RackBuilder()
         try configure(&builder)
-        self.defaults = Mutex(Defaults(url: url, headers: headers, params: params, options: options))
-        self.stack = Mutex(Stack(builder: builder))
+        self.defaults = Locked(Defaults(url: url, headers: headers, params: params, options: options))
+        self.stack = Locked(Stack(builder: builder))
     }
 
     /// Creates a connection from a base URL string.

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Cancellation shared by every layer of one call: the user's handle, the middleware and the adapter.
 ///
@@ -10,7 +9,7 @@ public final class CancellationToken: Sendable {
         var handlers: [Int: @Sendable () -> Void] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a token that is not cancelled.
     public init() {}

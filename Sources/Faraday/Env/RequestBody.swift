@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A request body: nothing, bytes, a stream, or a value waiting for an encoding middleware.
 ///
@@ -122,16 +121,16 @@ public struct RequestBody: Sendable {
 /// Where a streamed body's chunks come from: a factory (replayable) or one stream (one-shot).
 private final class StreamSource: Sendable {
     private let factory: (@Sendable () -> ByteStream)?
-    private let oneShot: Mutex<ByteStream?>
+    private let oneShot: Locked<ByteStream?>
 
     init(factory: @escaping @Sendable () -> ByteStream) {
         self.factory = factory
-        self.oneShot = Mutex(nil)
+        self.oneShot = Locked(nil)
     }
 
     init(oneShot stream: ByteStream) {
         self.factory = nil
-        self.oneShot = Mutex(stream)
+        self.oneShot = Locked(stream)
     }
 
     var isReplayable: Bool { factory != nil }

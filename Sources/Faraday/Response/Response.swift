@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The handle of one call, returned by every verb of ``Connection``.
 ///
@@ -57,7 +56,7 @@ public final class Response: Sendable {
         var isStepping = false
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let cancellation: CancellationToken
     /// The request, for the env of a call that failed before its response.
     private let request: Request
@@ -65,7 +64,7 @@ public final class Response: Sendable {
     init(request: Request, cancellation: CancellationToken, start: @escaping Start) {
         self.request = request
         self.cancellation = cancellation
-        self.state = Mutex(State(phase: .idle(start)))
+        self.state = Locked(State(phase: .idle(start)))
     }
 
     /// A handle for a call that failed before it could start (a bad URL or method).
@@ -75,7 +74,7 @@ public final class Response: Sendable {
         var env = Env(request: request, cancellation: cancellation)
         env.error = failure.attaching(request)
         env.phase = .final
-        self.state = Mutex(State(phase: .finished(env)))
+        self.state = Locked(State(phase: .finished(env)))
     }
 
     deinit {
@@ -185,7 +184,7 @@ public final class Response: Sendable {
     @available(*, noasync, message: "wait(timeout:) blocks its thread; use `try await response.value` in async code")
     public func wait(timeout: Duration? = nil) throws(FaradayError) -> Env {
         let done = DispatchSemaphore(value: 0)
-        let result = Mutex<Env?>(nil)
+        let result = Locked<Env?>(nil)
         observeFinish { env in
             result.withLock { $0 = env }
             done.signal()

@@ -4,7 +4,6 @@ import FaradayTestSupport
 import Foundation
 import NIOSSL
 import Testing
-import Synchronization
 
 /// The adapters that the conformance suite runs against; every test takes one as its argument.
 enum AdapterKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -92,7 +91,7 @@ func residentMemory() -> Int { ProcessMemory.resident }
 
 /// A thread-safe log of events.
 final class Recorder: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = Locked<[String]>([])
     func record(_ event: String) { events.withLock { $0.append(event) } }
     var log: [String] { events.withLock { $0 } }
 }

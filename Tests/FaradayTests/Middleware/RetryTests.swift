@@ -1,12 +1,11 @@
 @testable import Faraday
 import Foundation
-import Synchronization
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct RetryTests {
     /// Records the waits instead of sleeping.
     final class Waits: Sendable {
-        private let log = Mutex<[Duration]>([])
+        private let log = Locked<[Duration]>([])
         var all: [Duration] { log.withLock { $0 } }
         func record(_ wait: Duration) { log.withLock { $0.append(wait) } }
     }
@@ -19,7 +18,7 @@ import Testing
 
     private func failing(_ count: Int, with error: FaradayError.Code = .connectionFailed, then response: StubResponse = StubResponse(body: "ok")) -> TestAdapter {
         let stubs = TestAdapter()
-        let calls = Mutex(0)
+        let calls = Locked(0)
         stubs.stub(.get, .path("/v1/x")) { _, _ in
             let call = calls.withLock { $0 += 1; return $0 }
             if call <= count { throw FaradayError(error, "attempt \(call) failed") }
@@ -38,7 +37,7 @@ import Testing
     }
 
     @Test func attemptsRunOutAndTheLastErrorComesBack() async throws {
-        let exhausted = Mutex<Int?>(nil)
+        let exhausted = Locked<Int?>(nil)
         let stubs = failing(5)
         let connection = try makeConnection([handler(Waits()) { $0.onExhausted = { attempt in exhausted.withLock { $0 = attempt.number } } }], adapter: stubs)
         await #expect {
@@ -91,7 +90,7 @@ import Testing
     }
 
     @Test func callbacksSeeEveryRetry() async throws {
-        let seen = Mutex<[Int]>([])
+        let seen = Locked<[Int]>([])
         let stubs = failing(2)
         _ = try await makeConnection([handler(Waits()) { $0.onRetry = { attempt in seen.withLock { $0.append(attempt.number) } } }], adapter: stubs).get("x").value
         #expect(seen.withLock { $0 } == [1, 2])

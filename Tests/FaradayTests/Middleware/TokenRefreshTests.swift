@@ -1,12 +1,11 @@
 import Faraday
 import Foundation
-import Synchronization
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct TokenRefreshTests {
     /// Counts refreshes and hands out `token-1`, `token-2`…
     final class Issuer: Sendable {
-        private let count = Mutex(0)
+        private let count = Locked(0)
         var refreshes: Int { count.withLock { $0 } }
         func next() -> OAuthCredential {
             let number = count.withLock { $0 += 1; return $0 }
@@ -116,7 +115,7 @@ import Testing
             // The refresh request itself is not given a bearer token.
             StubResponse(body: env.request.headers[.authorization] == nil ? "fresh" : "wrong")
         }
-        let box = Mutex<Connection?>(nil)
+        let box = Locked<Connection?>(nil)
         let store = CredentialStore(credential: expired) { old in
             guard let connection = box.withLock({ $0 }) else { throw CancellationError() }
             let token = try await connection.post("oauth/token", body: .form([
@@ -158,7 +157,7 @@ import Testing
                 ? StubResponse(chunks: [Data("a".utf8), Data("b".utf8)])
                 : StubResponse(status: .unauthorized, chunks: [Data("no".utf8)], ending: .waitForCancellation)
         }
-        let tokens = Mutex<[CancellationToken]>([])
+        let tokens = Locked<[CancellationToken]>([])
         let capture = Capture.Handler { env in tokens.withLock { $0.append(env.cancellation) } }
         let connection = try makeConnection([TokenRefresh.Handler(store: store), capture], adapter: stubs)
         var frames: [String] = []

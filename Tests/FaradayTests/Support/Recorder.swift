@@ -1,9 +1,8 @@
 import Faraday
-import Synchronization
 
 /// A thread-safe log of events, shared by the recording middleware of one test.
 final class Recorder: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = Locked<[String]>([])
 
     func record(_ event: String) { events.withLock { $0.append(event) } }
 

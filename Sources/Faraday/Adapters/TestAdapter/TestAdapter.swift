@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 
 /// An adapter that answers from stubs, for unit-testing middleware and clients without sockets.
 ///
@@ -29,7 +28,7 @@ public final class TestAdapter: Adapter {
         var chunksSent = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Whether queries and headers must match exactly.
     public let strictMode: Bool
     /// The largest request body the adapter reads to match stubs.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -9,7 +8,7 @@ extension URLSessionAdapter {
     /// The sessions' delegate: routes each callback to the bridge of its task. Tasks are told
     /// apart by identity: their identifiers are only unique within one session.
     final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
-        private let bridges = Mutex<[ObjectIdentifier: URLSessionTaskBridge]>([:])
+        private let bridges = Locked<[ObjectIdentifier: URLSessionTaskBridge]>([:])
 
         func register(_ bridge: URLSessionTaskBridge, for task: URLSessionTask) {
             bridges.withLock { $0[ObjectIdentifier(task)] = bridge }

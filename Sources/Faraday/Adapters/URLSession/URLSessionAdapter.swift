@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -33,7 +32,7 @@ public final class URLSessionAdapter: Adapter {
     private let delegate: Delegate
     /// One session per pinned host and rule: URLSession checks a server's certificates once per
     /// connection, so a pinned request must never reuse a connection an unpinned one opened.
-    private let pinnedSessions = Mutex<[PinnedSessionKey: URLSession]>([:])
+    private let pinnedSessions = Locked<[PinnedSessionKey: URLSession]>([:])
 
     private struct PinnedSessionKey: Hashable {
         let host: String

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -37,7 +36,7 @@ final class URLSessionTaskBridge: Sendable {
         var lastActivity = ContinuousClock.now
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let streams: Bool
     let maxBufferedBodySize: Int
     /// The TLS options and pins the server-trust challenge applies.

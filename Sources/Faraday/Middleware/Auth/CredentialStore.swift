@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Holds an ``OAuthCredential`` and refreshes it, one refresh at a time, for ``TokenRefresh``.
 ///
@@ -50,7 +49,7 @@ public final class CredentialStore: Resettable {
         var refreshCount = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let refresh: Refresh
     private let margin: Duration
     private let window: RefreshWindow
@@ -66,7 +65,7 @@ public final class CredentialStore: Resettable {
         credential: OAuthCredential? = nil, refreshMargin: Duration = .seconds(60),
         window: RefreshWindow = RefreshWindow(), refresh: @escaping Refresh
     ) {
-        self.state = Mutex(State(credential: credential))
+        self.state = Locked(State(credential: credential))
         self.refresh = refresh
         self.margin = refreshMargin
         self.window = window

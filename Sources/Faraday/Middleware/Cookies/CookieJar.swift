@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Stores cookies by RFC 6265 and hands them back for the requests they belong to; in memory,
 /// or backed by a file that survives restarts. Thread-safe.
@@ -29,12 +28,12 @@ public final class CookieJar: Resettable {
         var version = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let suffixes: PublicSuffixList
     private let file: URL?
     private let persistsSessionCookies: Bool
-    private let written = Mutex(0)
-    private let saveFailure = Mutex<FaradayError?>(nil)
+    private let written = Locked(0)
+    private let saveFailure = Locked<FaradayError?>(nil)
 
     /// An in-memory jar.
     public init(publicSuffixes: PublicSuffixList = .default) {

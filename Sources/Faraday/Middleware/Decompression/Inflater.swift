@@ -1,6 +1,5 @@
 import CZlib
 import Foundation
-import Synchronization
 
 /// Streaming gzip and deflate decoding on zlib, with the limits that stop decompression bombs.
 ///
@@ -12,7 +11,7 @@ final class Inflater: @unchecked Sendable {
         case gzip, deflate
     }
 
-    private let lock = Mutex(())
+    private let lock = Locked(())
     private var stream = z_stream()
     private var isOpen = false
     private var isFinished = false

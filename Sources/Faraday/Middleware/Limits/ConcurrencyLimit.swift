@@ -72,9 +72,9 @@ final class Permits: Sendable {
         var cancelled: Set<Int> = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
-    init(_ count: Int) { state = Mutex(State(available: count)) }
+    init(_ count: Int) { state = Locked(State(available: count)) }
 
     var waiting: Int { state.withLock { $0.waiters.count } }
 

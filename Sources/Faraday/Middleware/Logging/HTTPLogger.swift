@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Logging
-import Synchronization
 
 /// Logs requests and responses through swift-log, with secrets hidden (Ruby Faraday's `:logger`).
 ///
@@ -145,7 +144,7 @@ public struct HTTPLogger: Middleware {
 /// When a call started and how much of its stream has passed, shared by its completions.
 private final class CallLog: Sendable {
     private let started = ContinuousClock.now
-    private let counts = Mutex((frames: 0, bytes: 0))
+    private let counts = Locked((frames: 0, bytes: 0))
 
     func add(_ bytes: Int) { counts.withLock { $0.frames += 1; $0.bytes += bytes } }
     var frames: Int { counts.withLock { $0.frames } }

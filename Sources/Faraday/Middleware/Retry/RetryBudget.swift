@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A connection-wide allowance of retries that stops retry storms: each request earns a fraction
 /// of a retry, each retry spends one, and when the balance is spent requests are not retried
@@ -7,7 +6,7 @@ import Synchronization
 /// With the defaults, retries add at most about 20% to the load once the initial reserve of 10
 /// is used up, however many requests fail.
 public final class RetryBudget: Sendable {
-    private let state: Mutex<Double>
+    private let state: Locked<Double>
     private let ratio: Double
     private let maximum: Double
 
@@ -19,7 +18,7 @@ public final class RetryBudget: Sendable {
     public init(ratio: Double = 0.2, reserve: Int = 10) {
         self.ratio = ratio
         self.maximum = Double(reserve)
-        self.state = Mutex(Double(reserve))
+        self.state = Locked(Double(reserve))
     }
 
     /// The retries available now.
