@@ -33,6 +33,8 @@ extension AdapterConformance {
         }
         try await withConnection(kind, handlers: [URLEncoded.Handler(), TokenRefresh.Handler(store: store)]) { connection, server in
             box.withLock { $0 = connection }
+            // The store's refresh holds the connection through the box: let go of it at the end.
+            defer { box.withLock { $0 = nil } }
             let env = try await connection.get("protected").value
             #expect(env.status?.code == 200)
             #expect(env.response?.text == "secret data")

@@ -125,6 +125,8 @@ import Testing
         }
         let connection = try makeConnection([URLEncoded.Handler(), TokenRefresh.Handler(store: store)], adapter: stubs)
         box.withLock { $0 = connection }
+        // The store's refresh holds the connection through the box: let go of it at the end.
+        defer { box.withLock { $0 = nil } }
         #expect(try await connection.get("data").value.response?.text == "fresh")
     }
 
