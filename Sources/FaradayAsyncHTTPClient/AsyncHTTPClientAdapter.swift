@@ -92,7 +92,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
         var pinned: PinnedHost?
         var verifier: ConnectionPinVerifier?
         try options.pinning?.refusePlainHTTP(request)
-        if let policy = options.pinning, let host = request.url.host, let rule = policy.rule(for: host), rule.mode != .disabled {
+        if let policy = options.pinning, let host = request.url.host, let rule = policy.activeRule(for: host) {
             let pinnedHost = PinnedHost(
                 host: host, rule: rule, trustRoots: options.tls.trustRoots, trustsSystemRoots: options.tls.trustsSystemRoots)
             pinned = pinnedHost

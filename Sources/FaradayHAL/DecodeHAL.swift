@@ -42,9 +42,7 @@ public struct DecodeHAL: Middleware {
     }
 
     public func onComplete(_ env: inout Env) throws {
-        guard let response = env.response, !response.body.isEmpty, env.request.method != .head,
-            ![204, 205, 304].contains(response.status.code),
-            let mediaType = response.headers.contentType,
+        guard env.hasBodyToDecode, let mediaType = env.response?.headers.contentType,
             mediaType == HAL.mediaType || handler.contentTypes.contains(mediaType)
         else { return }
         env[RepresentationKey.self] = try Representation(reading: env)

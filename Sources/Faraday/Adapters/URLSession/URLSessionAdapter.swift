@@ -60,7 +60,7 @@ public final class URLSessionAdapter: Adapter {
 
     /// The session for `request`: the shared one, or its pinned host's own.
     private func session(for request: Request) -> URLSession {
-        guard let host = request.url.host, let rule = request.options.pinning?.rule(for: host), rule.mode != .disabled else {
+        guard let host = request.url.host, let rule = request.options.pinning?.activeRule(for: host) else {
             return session
         }
         let key = PinnedSessionKey(host: host.lowercased(), rule: rule)

@@ -52,8 +52,7 @@ public struct DecodeJSON: Middleware {
 
     public func onComplete(_ env: inout Env) throws {
         env[JSONDecoderKey.self] = handler.decoder
-        guard let response = env.response, !response.body.isEmpty, env.request.method != .head,
-            ![204, 205, 304].contains(response.status.code),
+        guard let response = env.response, env.hasBodyToDecode,
             handler.decodes(response.headers.contentType, isFrame: env.phase.frameIndex != nil)
         else { return }
         do {
@@ -73,6 +72,13 @@ enum DecodedJSONKey: EnvKey { typealias Value = JSON }
 enum JSONDecoderKey: EnvKey { typealias Value = JSONDecoder }
 
 extension Env {
+    /// Whether this completion carries a body for a decoding middleware to read: not empty, not
+    /// the answer to a HEAD request, and not a 204, 205 or 304 (which have none).
+    public var hasBodyToDecode: Bool {
+        guard let response, !response.body.isEmpty, request.method != .head else { return false }
+        return ![204, 205, 304].contains(response.status.code)
+    }
+
     /// The JSON that ``DecodeJSON`` decoded from this completion's body, if any.
     public var json: JSON? { self[DecodedJSONKey.self] }
 

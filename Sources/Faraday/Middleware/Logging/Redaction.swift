@@ -54,9 +54,7 @@ public struct Redaction: Sendable {
     /// log, not a URL: the placeholder is not percent-encoded.)
     func redact(_ url: URL) -> String {
         var text = url.absoluteString
-        if let password = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPassword,
-            let range = text.range(of: ":" + password + "@")
-        {
+        if let password = Self.password(of: url), let range = text.range(of: ":" + password + "@") {
             text.replaceSubrange(range, with: ":" + Self.placeholder + "@")
         }
         guard let questionMark = text.firstIndex(of: "?") else { return text }
@@ -73,10 +71,15 @@ public struct Redaction: Sendable {
     /// `text` with every appearance of `url` redacted, and its password hidden wherever it is.
     func scrub(_ text: String, of url: URL) -> String {
         var text = text.replacingOccurrences(of: url.absoluteString, with: redact(url))
-        if let password = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPassword, !password.isEmpty {
+        if let password = Self.password(of: url), !password.isEmpty {
             text = text.replacingOccurrences(of: ":" + password + "@", with: ":" + Self.placeholder + "@")
         }
         return text
+    }
+
+    /// The URL's password as it is written in the URL (percent-encoded), when it has one.
+    private static func password(of url: URL) -> String? {
+        URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPassword
     }
 
     /// A body as text with hidden fields, or `nil` when it is not text.

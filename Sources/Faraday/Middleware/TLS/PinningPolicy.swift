@@ -36,11 +36,13 @@ public struct PinningPolicy: Sendable {
             .max { $0.host.count < $1.host.count }
     }
 
-    /// Whether a connection to `host` must be checked: a rule applies and is not disabled.
-    public func pinsConnections(to host: String) -> Bool {
-        guard let rule = rule(for: host) else { return false }
-        return rule.mode != .disabled
+    /// The rule a connection to `host` is checked against: the one that applies, unless disabled.
+    public func activeRule(for host: String) -> PinningRule? {
+        rule(for: host).flatMap { $0.mode == .disabled ? nil : $0 }
     }
+
+    /// Whether a connection to `host` must be checked: a rule applies and is not disabled.
+    public func pinsConnections(to host: String) -> Bool { activeRule(for: host) != nil }
 
     /// Throws ``FaradayError/Code/tlsFailure`` for a request to a pinned host over plain HTTP,
     /// which has no certificates to check: adapters call it so that a request reaching them by a
@@ -56,7 +58,7 @@ public struct PinningPolicy: Sendable {
     /// ``FaradayError/Code/tlsFailure`` (with a ``CertificatePinningMismatch`` as its underlying
     /// error) when an enforced rule's pins match none of them; a debug rule logs them instead.
     public func verify(host: String, chain: [PresentedCertificate]) throws(FaradayError) {
-        guard let rule = rule(for: host), rule.mode != .disabled else { return }
+        guard let rule = activeRule(for: host) else { return }
         let candidates = rule.scope == .leaf ? Array(chain.prefix(1)) : chain
         let matched = candidates.contains { certificate in rule.allPins.contains { $0.matches(certificate) } }
         let mismatch = CertificatePinningMismatch(host: host, presented: chain, scope: rule.scope)
