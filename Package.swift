@@ -67,6 +67,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -131,18 +132,6 @@ let package = Package(
             name: "StreamingBenchmark",
             dependencies: ["Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
             path: "Benchmarks/StreamingBenchmark",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "AdapterBenchmark",
-            dependencies: [
-                "Faraday",
-                "FaradayAsyncHTTPClient",
-                "FaradayTestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            path: "Benchmarks/AdapterBenchmark",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -17,7 +17,7 @@ extension AsyncHTTPClientAdapter {
     static func makeRequest(_ request: Request, writeTimeout: Duration?) throws(FaradayError) -> HTTPClient.Request {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
-        for field in request.headers { headers.add(name: field.name.rawName, value: field.value) }
+        request.headers.forEachJoiningCookies { headers.add(name: $0.name.rawName, value: $0.value) }
 
         let body: HTTPClient.Body?
         if let bytes = request.body.bytes, bytes.isEmpty {

@@ -6,6 +6,7 @@ import NIOFoundationCompat
 import NIOPosix
 import NIOHTTP1
 import NIOSSL
+import Tracing
 
 /// The production adapter on Linux: real HTTP/1.1 and HTTP/2 over AsyncHTTPClient and SwiftNIO.
 ///
@@ -121,6 +122,9 @@ public final class AsyncHTTPClientAdapter: Adapter {
                 configuration.maximumConnectionsPerHost
             // A refused or failed connection fails the call at once; retrying is a middleware's job.
             clientConfiguration.connectionPool.retryConnectionEstablishment = false
+            // AsyncHTTPClient starts a span for every request; with no tracer bootstrapped that
+            // is work for nothing (a few microseconds a request).
+            if InstrumentationSystem.tracer is NoOpTracer { clientConfiguration.tracing.tracer = nil }
             if let verifier {
                 clientConfiguration.http1_1ConnectionDebugInitializer = verifier.initializer()
                 clientConfiguration.http2ConnectionDebugInitializer = verifier.initializer()

@@ -11,7 +11,7 @@ extension Representation {
     public init(data: Data, url: URL? = nil) throws(FaradayError) {
         let json: JSON
         do {
-            json = try JSONDecoder().decode(JSON.self, from: data)
+            json = try JSONDecoder().decodeJSONValue(from: data)
         } catch {
             throw FaradayError(.parsingFailed, "The document is not valid JSON: \(error)", underlying: error)
         }

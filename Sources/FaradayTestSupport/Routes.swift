@@ -35,7 +35,8 @@ enum Next { case keepAlive, close }
 /// - `/ndjson?bytes=N`: newline-delimited JSON records of 128 bytes, `{"n":…,"pad":"…"}`, N bytes
 ///   in all (rounded down to whole records), in chunks of 512 records.
 /// - `POST /login`: sets a `session` cookie (and a `theme` cookie with an `Expires` date).
-/// - `/session`: the request's `Cookie` header back, or 401 without a `session` cookie.
+/// - `/session`: the request's `Cookie` header back, 401 without a `session` cookie, 400 when the
+///   request has more than one `Cookie` header.
 /// - `/protected`: 200 for `Authorization: Bearer fresh-token`, else 401 with `WWW-Authenticate`.
 /// - `POST /oauth/token`: a new token, `{"access_token":"fresh-token","expires_in":3600}`.
 /// - `/hal/…`: a small HAL API (see `HALRoutes`).
@@ -129,8 +130,12 @@ enum Routes {
                 ("set-cookie", "theme=dark; Expires=Wed, 21 Oct 2065 07:28:00 GMT; Path=/"),
             ], text: "welcome")
         case ("session", nil):
-            let cookie = request.head.headers[canonicalForm: "cookie"].joined(separator: "; ")
-            if cookie.contains("session=") {
+            // HTTP/1.1 clients send one Cookie header (RFC 6265 §5.4), its cookies joined by "; ".
+            let cookieHeaders = request.head.headers["cookie"]
+            let cookie = cookieHeaders.first ?? ""
+            if cookieHeaders.count > 1 {
+                try await writer.respond(400, text: "\(cookieHeaders.count) Cookie headers: \(cookieHeaders)")
+            } else if cookie.contains("session=") {
                 try await writer.respond(200, text: cookie)
             } else {
                 try await writer.respond(401, text: "no session")

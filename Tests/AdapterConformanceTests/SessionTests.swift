@@ -12,9 +12,12 @@ extension AdapterConformance {
             #expect(try await connection.get("session").value.status?.code == 401)
             _ = try await connection.post("login", headers: [.init("X-User")!: "ada"]).value
             #expect(Set(jar.allCookies.map(\.name)) == ["session", "theme"])
+            // One Cookie header with both cookies, oldest first, whatever the adapter.
             let cookie = try await connection.get("session").value.response?.text ?? ""
-            #expect(cookie.contains("session=s-ada"))
-            #expect(cookie.contains("theme=dark"))
+            #expect(cookie == "session=s-ada; theme=dark")
+            // A cookie the request sets itself goes first, in the same header.
+            let own = try await connection.get("session", headers: [.cookie: "lang=en"]).value.response?.text
+            #expect(own == "lang=en; session=s-ada; theme=dark")
             connection.reset()
             #expect(try await connection.get("session").value.status?.code == 401)
         }

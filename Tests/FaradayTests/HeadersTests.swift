@@ -64,4 +64,38 @@ import Testing
         #expect(headers[.authorization]?.contains("\r\n") == false)
         #expect(headers[HTTPField.Name("X-Injected")!] == nil)
     }
+
+    @Test func headerTextHelpersWorkOnBytesAndLeaveNonASCIIAlone() {
+        #expect(" \t text/html ; q=1\t ".trimmingHTTPWhitespace == "text/html ; q=1")
+        #expect(" \t ".trimmingHTTPWhitespace.isEmpty)
+        #expect("\u{00A0}x\u{00A0}".trimmingHTTPWhitespace == "\u{00A0}x\u{00A0}")
+        #expect("Application/JSON".lowercasedASCII == "application/json")
+        #expect("ÉCOLE.Example".lowercasedASCII == "École.example")
+        #expect("ÉCOLE.Example".lowercasedCheaply == "école.example")
+        #expect("API.Example.COM".lowercasedCheaply == "api.example.com")
+        #expect("Application/JSON"[...].equalsIgnoringASCIICase("application/json"))
+        #expect(!"application/json"[...].equalsIgnoringASCIICase("application/jsonx"))
+    }
+
+    @Test func acceptsKeepsOneExistingHeaderAsItIsWhenNothingIsAdded() {
+        var headers = HTTPFields()
+        headers.accepts(contentTypes: ["application/json"])
+        #expect(headers[.accept] == "application/json")
+        headers[.accept] = "text/plain,Application/JSON"
+        headers.accepts(contentTypes: ["application/json"])
+        #expect(headers[.accept] == "text/plain,Application/JSON")
+        headers.accepts(contentTypes: ["text/csv"])
+        #expect(headers[.accept] == "text/plain, Application/JSON, text/csv")
+    }
+
+    @Test func cookieFieldsAreJoinedIntoOneForHTTP1() {
+        var headers = HTTPFields()
+        headers[.accept] = "*/*"
+        headers[.cookie] = "a=1; b=2"  // HTTPFields keeps these as two fields
+        headers.append(HTTPField(name: .cookie, value: "c=3"))
+        headers[.userAgent] = "test"
+        var sent: [String] = []
+        headers.forEachJoiningCookies { sent.append("\($0.name): \($0.value)") }
+        #expect(sent == ["Accept: */*", "Cookie: a=1; b=2; c=3", "User-Agent: test"])
+    }
 }

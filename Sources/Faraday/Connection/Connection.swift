@@ -22,10 +22,22 @@ public final class Connection: Sendable {
     public static let defaultUserAgent = "Faraday/\(faradayVersion)"
 
     private struct Defaults: Sendable {
-        var url: URL?
+        var url: URL? {
+            didSet { base = url.map(BaseURL.init) }
+        }
+        /// ``url`` taken apart once for resolving paths.
+        private(set) var base: BaseURL?
         var headers: HTTPFields
         var params: Params
         var options: RequestOptions
+
+        init(url: URL?, headers: HTTPFields, params: Params, options: RequestOptions) {
+            self.url = url
+            self.base = url.map(BaseURL.init)
+            self.headers = headers
+            self.params = params
+            self.options = options
+        }
     }
 
     private struct Stack: Sendable {
@@ -245,7 +257,7 @@ public final class Connection: Sendable {
             options: defaults.options
         )
         do {
-            let (url, pathQuery) = try URLResolver.resolve(path, against: defaults.url, resolution: resolution)
+            let (url, pathQuery) = try URLResolver.resolve(path, against: defaults.base, resolution: resolution)
             request.url = url
             if defaults.params.isEmpty && params.isEmpty {
                 request.url = Self.withQuery(pathQuery, on: url)

@@ -14,6 +14,30 @@ public struct PathResolution: Sendable, Hashable {
     var isHostAbsolute: Bool { kind == .hostAbsolute }
 }
 
+/// A connection's base URL, split once into the parts request paths go between.
+struct BaseURL: Sendable {
+    /// The URL as given.
+    let url: URL
+    /// Scheme and authority, percent-encoded (`https://api.example.com:8443`); `nil` when the URL
+    /// cannot be taken apart.
+    let origin: String?
+    /// The path, percent-encoded (`/v1`, or empty).
+    let path: String
+
+    init(_ url: URL) {
+        self.url = url
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            (origin, path) = (nil, "")
+            return
+        }
+        path = components.percentEncodedPath
+        components.percentEncodedPath = ""
+        components.percentEncodedQuery = nil
+        components.fragment = nil
+        origin = components.string
+    }
+}
+
 /// Turns a base URL and a request path into an absolute URL, following the fixed URL rules.
 enum URLResolver {
     /// The absolute URL for `path`, and its query split off (percent-encoded, without `?`).
@@ -24,7 +48,7 @@ enum URLResolver {
     ///   a path are percent-encoded, existing valid escapes are kept, and fragments are dropped.
     static func resolve(
         _ path: String,
-        against base: URL?,
+        against base: BaseURL?,
         resolution: PathResolution
     ) throws(FaradayError) -> (url: URL, query: String?) {
         if path.hasPrefix("//") {
@@ -32,10 +56,10 @@ enum URLResolver {
                 .invalidURL,
                 "The path \(path.debugDescription) would switch to another host; pass a full URL (https://…) to call another host.")
         }
-        let withoutFragment = path.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let pieces = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        let pathPart = String(pieces.first ?? "")
-        let query = pieces.count > 1 ? escape(String(pieces[1]), allowed: queryAllowed) : nil
+        let withoutFragment = path[..<(path.utf8.firstIndex(of: UInt8(ascii: "#")) ?? path.endIndex)]
+        let questionMark = withoutFragment.utf8.firstIndex(of: UInt8(ascii: "?"))
+        let pathPart = String(withoutFragment[..<(questionMark ?? withoutFragment.endIndex)])
+        let query = questionMark.map { escape(String(withoutFragment[withoutFragment.index(after: $0)...]), allowed: queryAllowed) }
 
         if let scheme = schemeOf(pathPart) {
             guard scheme == "http" || scheme == "https" else {
@@ -50,27 +74,39 @@ enum URLResolver {
         guard let base else {
             throw FaradayError(.invalidURL, "The path \(path.debugDescription) is relative and the connection has no base URL.")
         }
-        guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else {
-            throw FaradayError(.invalidURL, "The base URL \(base) is not valid.")
+        guard let origin = base.origin else {
+            throw FaradayError(.invalidURL, "The base URL \(base.url) is not valid.")
         }
-        let escapedPath = escape(pathPart, allowed: pathAllowed)
+        // Most paths need no escaping; checking that costs far less than escaping.
+        let escapedPath = pathPart.utf8.allSatisfy(isPathByte) ? pathPart : escape(pathPart, allowed: pathAllowed)
+        let fullPath: String
         if resolution.isHostAbsolute && escapedPath.hasPrefix("/") {
-            components.percentEncodedPath = escapedPath
+            fullPath = escapedPath
         } else {
-            let basePath = components.percentEncodedPath
             let relative = escapedPath.drop { $0 == "/" }
             if relative.isEmpty {
-                components.percentEncodedPath = basePath
+                fullPath = base.path
             } else {
-                components.percentEncodedPath = (basePath.hasSuffix("/") ? basePath : basePath + "/") + relative
+                fullPath = (base.path.hasSuffix("/") ? base.path : base.path + "/") + relative
             }
         }
-        components.percentEncodedQuery = nil
-        components.fragment = nil
-        guard let url = components.url else {
-            throw FaradayError(.invalidURL, "The path \(path.debugDescription) does not make a valid URL with \(base).")
+        guard let url = URL(string: origin + fullPath) else {
+            throw FaradayError(.invalidURL, "The path \(path.debugDescription) does not make a valid URL with \(base.url).")
         }
         return (url, query)
+    }
+
+    /// A byte a path may hold as it is (RFC 3986 `pchar` and `/`, without `%`).
+    private static func isPathByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"),
+            UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+            UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"):
+            true
+        default: false
+        }
     }
 
     /// Checks that a connection's base URL can take paths: http or https, with a host.
@@ -84,7 +120,7 @@ enum URLResolver {
     }
 
     private static func schemeOf(_ string: String) -> String? {
-        guard let colon = string.firstIndex(of: ":") else { return nil }
+        guard let colon = string.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let scheme = string[..<colon]
         guard let first = scheme.first, first.isASCII, first.isLetter,
             scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })

@@ -25,7 +25,8 @@ public struct AuthenticationProvider: Sendable {
 
     /// `Authorization: Bearer <token>`.
     public static func bearer(_ token: String) -> AuthenticationProvider {
-        AuthenticationProvider { $0.headers.bearer(token) }
+        let value = "Bearer " + token
+        return AuthenticationProvider { $0.headers[.authorization] = value }
     }
 
     /// `Authorization: Basic <base64(login:password)>` (UTF-8).

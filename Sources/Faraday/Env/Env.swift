@@ -40,7 +40,11 @@ public struct Env: Sendable {
     /// ```
     public subscript<Key: EnvKey>(_ key: Key.Type) -> Key.Value? {
         get { extensions[ObjectIdentifier(key)] as? Key.Value }
-        set { extensions[ObjectIdentifier(key)] = newValue }
+        set {
+            // Room for the few keys a stack sets, so that the storage is made once and not regrown.
+            if extensions.isEmpty, newValue != nil { extensions.reserveCapacity(4) }
+            extensions[ObjectIdentifier(key)] = newValue
+        }
     }
 
     /// Stops the call: a streamed response stops after the current completion and the adapter stops

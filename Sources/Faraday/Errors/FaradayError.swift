@@ -61,7 +61,7 @@ public struct FaradayError: Error, Sendable, CustomStringConvertible {
     /// The response body as JSON, when there is one and it parses.
     public var bodyJSON: JSON? {
         guard let body = response?.body, !body.isEmpty else { return nil }
-        return try? JSONDecoder().decode(JSON.self, from: body)
+        return try? JSONDecoder().decodeJSONValue(from: body)
     }
 
     /// `true` for every kind of timeout: connect, read, write and whole call.

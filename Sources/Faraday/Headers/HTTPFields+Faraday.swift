@@ -23,38 +23,58 @@ extension HTTPFields {
 
     /// Adds media types to `Accept`, keeping those already there and skipping duplicates.
     public mutating func accepts(contentTypes: [String]) {
-        var accepted = self[values: .accept].flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
-        for type in contentTypes where !accepted.contains(where: { $0.caseInsensitiveCompare(type) == .orderedSame }) {
-            accepted.append(type)
+        let existing = self[values: .accept]
+        guard !existing.isEmpty else {
+            if !contentTypes.isEmpty { self[.accept] = contentTypes.count == 1 ? contentTypes[0] : contentTypes.joined(separator: ", ") }
+            return
         }
+        var accepted = existing.flatMap { $0.split(separator: ",") }.map(\.trimmingHTTPWhitespace).filter { !$0.isEmpty }
+        let before = accepted.count
+        for type in contentTypes where !accepted.contains(where: { $0.equalsIgnoringASCIICase(type) }) {
+            accepted.append(type[...])
+        }
+        guard accepted.count != before || existing.count != 1 else { return }
         self[.accept] = accepted.joined(separator: ", ")
     }
 
     /// The media type of `Content-Type`, lowercased, without parameters (`application/json`).
     public var contentType: String? {
         guard let value = self[.contentType] else { return nil }
-        let type = value.split(separator: ";", maxSplits: 1).first ?? ""
-        let trimmed = type.trimmingCharacters(in: .whitespaces).lowercased()
-        return trimmed.isEmpty ? nil : trimmed
+        let type = value[..<(value.utf8.firstIndex(of: UInt8(ascii: ";")) ?? value.endIndex)].trimmingHTTPWhitespace
+        guard !type.isEmpty else { return nil }
+        return type.lowercasedASCII
     }
 
     /// The parameters of `Content-Type` (`charset`, `boundary`…), keys lowercased, quotes removed.
     public var contentTypeParameters: [String: String] {
         guard let value = self[.contentType] else { return [:] }
         var parameters: [String: String] = [:]
-        for piece in value.split(separator: ";").dropFirst() {
-            let pair = piece.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2 else { continue }
-            let key = pair[0].trimmingCharacters(in: .whitespaces).lowercased()
-            var parameter = pair[1].trimmingCharacters(in: .whitespaces)
-            if parameter.count >= 2, parameter.hasPrefix("\""), parameter.hasSuffix("\"") {
-                parameter = String(parameter.dropFirst().dropLast())
+        for piece in value.utf8.split(separator: UInt8(ascii: ";")).dropFirst().map(Substring.init) {
+            guard let equals = piece.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let key = piece[..<equals].trimmingHTTPWhitespace.lowercasedASCII
+            var parameter = piece[piece.utf8.index(after: equals)...].trimmingHTTPWhitespace
+            if parameter.utf8.count >= 2, parameter.utf8.first == UInt8(ascii: "\""), parameter.utf8.last == UInt8(ascii: "\"") {
+                parameter = parameter.dropFirst().dropLast()
             }
-            parameters[key] = parameter
+            parameters[key] = String(parameter)
         }
         return parameters
+    }
+
+    /// The fields as one HTTP/1.1 message carries them: `HTTPFields` keeps a `Cookie` header as
+    /// one field per cookie (RFC 9113 §8.2.3), but HTTP/1.1 allows one `Cookie` header (RFC 6265
+    /// §5.4), so the cookie fields are joined with "; " where the first of them is.
+    package func forEachJoiningCookies(_ body: (HTTPField) -> Void) {
+        var cookiesSent = false
+        for field in self {
+            guard field.name == .cookie else {
+                body(field)
+                continue
+            }
+            guard !cookiesSent else { continue }
+            cookiesSent = true
+            body(HTTPField(name: .cookie, value: self[.cookie] ?? field.value))
+        }
     }
 
     /// Sets `Content-Type` to a media type with parameters (`text/plain; charset=utf-8`).

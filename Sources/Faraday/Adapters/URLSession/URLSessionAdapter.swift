@@ -88,7 +88,7 @@ public final class URLSessionAdapter: Adapter {
         urlRequest.httpMethod = request.method.rawValue
         // The bridge enforces the read timeout; URLSession's own one only as a backstop.
         if let readTimeout = options.readTimeout { urlRequest.timeoutInterval = max(60, readTimeout.timeInterval + 1) }
-        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName) }
+        request.headers.forEachJoiningCookies { urlRequest.addValue($0.value, forHTTPHeaderField: $0.name.rawName) }
 
         let streams = options.streaming != nil
         let task: URLSessionTask
@@ -203,7 +203,7 @@ public final class URLSessionAdapter: Adapter {
         }
         // URLSession has already decoded gzip and deflate bodies: say so, so that nothing
         // decodes them twice and no length refers to the encoded bytes.
-        let encoding = fields[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased()
+        let encoding = fields[.contentEncoding]?.trimmingHTTPWhitespace.lowercasedASCII
         if encoding == "gzip" || encoding == "x-gzip" || encoding == "deflate" {
             fields[.contentEncoding] = nil
             fields[.contentLength] = nil

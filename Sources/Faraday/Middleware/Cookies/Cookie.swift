@@ -57,7 +57,7 @@ public struct Cookie: Sendable, Hashable, Codable {
     ) {
         self.name = name
         self.value = value
-        self.domain = domain.lowercased()
+        self.domain = domain.lowercasedCheaply
         self.isHostOnly = isHostOnly
         self.path = path
         self.expiresAt = expiresAt
@@ -78,11 +78,13 @@ public struct Cookie: Sendable, Hashable, Codable {
     /// Whether the cookie goes with a request to `url` (RFC 6265 §5.4): domain and path match,
     /// and a secure cookie only over HTTPS (or WSS).
     public func matches(_ url: URL) -> Bool {
-        guard let host = url.host?.lowercased() else { return false }
-        let scheme = url.scheme?.lowercased() ?? ""
-        if isSecure && scheme != "https" && scheme != "wss" { return false }
-        let domainMatches = isHostOnly ? host == domain : CookieRules.domainMatches(host, domain)
-        return domainMatches && CookieRules.pathMatches(CookieRules.requestPath(of: url), path)
+        CookieRules.Target(url).map(matches) ?? false
+    }
+
+    func matches(_ target: CookieRules.Target) -> Bool {
+        if isSecure && !target.isSecure { return false }
+        let domainMatches = isHostOnly ? target.host == domain : CookieRules.domainMatches(target.host, domain)
+        return domainMatches && CookieRules.pathMatches(target.path, path)
     }
 
     /// The key a newer cookie replaces an older one by: name, domain and path.
@@ -91,6 +93,37 @@ public struct Cookie: Sendable, Hashable, Codable {
 
 /// Matching rules of RFC 6265 §5.1.
 enum CookieRules {
+    /// What cookie matching needs of a request URL, worked out once per request.
+    struct Target {
+        /// The host, lowercased.
+        let host: String
+        /// Whether the scheme is `https` or `wss`.
+        let isSecure: Bool
+        /// The path as sent (see ``requestPath(of:)``).
+        let path: String
+
+        init?(_ url: URL) {
+            guard let host = url.host else { return nil }
+            let scheme = url.scheme?.lowercasedASCII
+            self.host = host.lowercasedCheaply
+            self.isSecure = scheme == "https" || scheme == "wss"
+            self.path = CookieRules.requestPath(of: url)
+        }
+
+        /// The domains whose cookies can match: the host, then (unless it is an IP address) each
+        /// domain above it.
+        var candidateDomains: [String] {
+            guard !CookieRules.isIPAddress(host) else { return [host] }
+            var domains = [host]
+            var rest = Substring(host)
+            while let dot = rest.firstIndex(of: ".") {
+                rest = rest[rest.index(after: dot)...]
+                if !rest.isEmpty { domains.append(String(rest)) }
+            }
+            return domains
+        }
+    }
+
     /// §5.1.3: `host` is `domain`, or ends with `.domain` and is not an IP address.
     static func domainMatches(_ host: String, _ domain: String) -> Bool {
         if host == domain { return true }
@@ -117,12 +150,24 @@ enum CookieRules {
         return String(path[..<lastSlash])
     }
 
-    /// `true` for an IPv4 address or a (bracketed or bare) IPv6 address.
+    /// `true` for an IPv4 address (four decimal parts of at most 255) or a (bracketed or bare)
+    /// IPv6 address.
     static func isIPAddress(_ host: String) -> Bool {
-        if host.contains(":") { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in
-            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber) && (Int(part) ?? 256) <= 255
+        if host.utf8.contains(UInt8(ascii: ":")) { return true }
+        var dots = 0
+        var digits = 0
+        var part = 0
+        for byte in host.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0 else { return false }
+                (dots, digits, part) = (dots + 1, 0, 0)
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 3 else { return false }
+            part = part * 10 + Int(byte - UInt8(ascii: "0"))
+            digits += 1
+            guard part <= 255 else { return false }
         }
+        return dots == 3 && digits > 0
     }
 }

@@ -20,12 +20,23 @@ public final class CookieJar: Resettable {
     public static let maximumCookies = 3000
 
     private struct State {
-        var cookies: [String: Cookie] = [:]
+        /// The cookies of each domain, by identity (name, domain and path): a request looks up
+        /// only its host's domain and the domains above it.
+        var domains: [String: [String: Cookie]] = [:]
+        var count = 0
         /// The order cookies were first stored in, to break ties between equal creation times.
         var order: [String: Int] = [:]
         var nextOrder = 0
         var generation = 0
         var version = 0
+
+        var all: [Cookie] { domains.values.flatMap(\.values) }
+
+        mutating func removeAll() {
+            domains = [:]
+            order = [:]
+            count = 0
+        }
     }
 
     private let state = Locked(State())
@@ -72,10 +83,19 @@ public final class CookieJar: Resettable {
 
     /// The cookies to send to `url`, longest path first, then oldest first (RFC 6265 §5.4).
     public func cookies(for url: URL, now: Date = Date()) -> [Cookie] {
-        state.withLock { state in
-            state.cookies.values.filter { !$0.isExpired(at: now) && $0.matches(url) }
-                .map { (cookie: $0, order: state.order[$0.identity] ?? 0) }
-        }.sorted { lhs, rhs in
+        guard let target = CookieRules.Target(url) else { return [] }
+        let found = state.withLock { state in
+            var found: [(cookie: Cookie, order: Int)] = []
+            for domain in target.candidateDomains {
+                guard let cookies = state.domains[domain] else { continue }
+                for cookie in cookies.values where !cookie.isExpired(at: now) && cookie.matches(target) {
+                    found.append((cookie, state.order[cookie.identity] ?? 0))
+                }
+            }
+            return found
+        }
+        guard found.count > 1 else { return found.map(\.cookie) }
+        return found.sorted { lhs, rhs in
             if lhs.cookie.path.count != rhs.cookie.path.count { return lhs.cookie.path.count > rhs.cookie.path.count }
             if lhs.cookie.createdAt != rhs.cookie.createdAt { return lhs.cookie.createdAt < rhs.cookie.createdAt }
             return lhs.order < rhs.order
@@ -92,7 +112,7 @@ public final class CookieJar: Resettable {
     public var allCookies: [Cookie] {
         let now = Date()
         return state.withLock { state in
-            state.cookies.values.filter { !$0.isExpired(at: now) }.sorted { (state.order[$0.identity] ?? 0) < (state.order[$1.identity] ?? 0) }
+            state.all.filter { !$0.isExpired(at: now) }.sorted { (state.order[$0.identity] ?? 0) < (state.order[$1.identity] ?? 0) }
         }
     }
 
@@ -113,14 +133,13 @@ public final class CookieJar: Resettable {
 
     /// Removes every cookie.
     public func removeAll() {
-        change { state in state.cookies = [:]; state.order = [:] }
+        change { state in state.removeAll() }
     }
 
     /// Empties the jar; responses to calls made before do not refill it.
     public func reset() {
         change { state in
-            state.cookies = [:]
-            state.order = [:]
+            state.removeAll()
             state.generation += 1
         }
     }
@@ -137,7 +156,7 @@ public final class CookieJar: Resettable {
             for outcome in outcomes {
                 switch outcome {
                 case .store(let cookie): Self.put(cookie, into: &state, now: now)
-                case .delete(let cookie): Self.remove(cookie.identity, from: &state)
+                case .delete(let cookie): Self.remove(cookie, from: &state)
                 case .ignore: break
                 }
             }
@@ -146,43 +165,48 @@ public final class CookieJar: Resettable {
 
     private static func put(_ cookie: Cookie, into state: inout State, now: Date) {
         var cookie = cookie
-        if let existing = state.cookies[cookie.identity] {
+        let identity = cookie.identity
+        if let existing = state.domains[cookie.domain]?[identity] {
             cookie.createdAt = existing.createdAt
         } else {
-            state.order[cookie.identity] = state.nextOrder
+            state.order[identity] = state.nextOrder
             state.nextOrder += 1
+            state.count += 1
         }
-        state.cookies[cookie.identity] = cookie
+        state.domains[cookie.domain, default: [:]][identity] = cookie
         evict(&state, now: now, domain: cookie.domain)
     }
 
-    private static func remove(_ identity: String, from state: inout State) {
-        state.cookies[identity] = nil
+    private static func remove(_ cookie: Cookie, from state: inout State) {
+        let identity = cookie.identity
+        guard state.domains[cookie.domain]?.removeValue(forKey: identity) != nil else { return }
+        if state.domains[cookie.domain]?.isEmpty == true { state.domains[cookie.domain] = nil }
         state.order[identity] = nil
+        state.count -= 1
     }
 
-    /// Drops expired cookies, then the oldest beyond the limits.
+    /// Drops the domain's expired cookies and its oldest beyond the limit; past the jar's limit,
+    /// every expired cookie, then the oldest.
     private static func evict(_ state: inout State, now: Date, domain: String) {
-        for cookie in state.cookies.values where cookie.isExpired(at: now) { remove(cookie.identity, from: &state) }
         let order = state.order
         let byAge = { (cookies: [Cookie]) in cookies.sorted { (order[$0.identity] ?? 0) < (order[$1.identity] ?? 0) } }
-        let sameDomain = byAge(state.cookies.values.filter { $0.domain == domain })
-        for cookie in sameDomain.dropLast(maximumCookiesPerDomain) { remove(cookie.identity, from: &state) }
-        if state.cookies.count > maximumCookies {
-            for cookie in byAge(Array(state.cookies.values)).prefix(state.cookies.count - maximumCookies) {
-                remove(cookie.identity, from: &state)
-            }
+        for cookie in state.domains[domain]?.values.filter({ $0.isExpired(at: now) }) ?? [] { remove(cookie, from: &state) }
+        if let live = state.domains[domain], live.count > maximumCookiesPerDomain {
+            for cookie in byAge(Array(live.values)).dropLast(maximumCookiesPerDomain) { remove(cookie, from: &state) }
         }
+        guard state.count > maximumCookies else { return }
+        for cookie in state.all where cookie.isExpired(at: now) { remove(cookie, from: &state) }
+        for cookie in byAge(state.all).prefix(max(0, state.count - maximumCookies)) { remove(cookie, from: &state) }
     }
 
     /// Applies a change, then saves a file-backed jar.
     private func change(_ body: (inout State) -> Void) {
+        guard let file else { return state.withLock(body) }
         let snapshot = state.withLock { state -> (version: Int, cookies: [Cookie]) in
             body(&state)
             state.version += 1
-            return (state.version, Array(state.cookies.values))
+            return (state.version, state.all)
         }
-        guard let file else { return }
         // Writes happen one at a time, and an older snapshot never overwrites a newer one.
         written.withLock { written in
             guard snapshot.version > written else { return }

@@ -35,11 +35,9 @@ public struct Cookies: Middleware {
     public func onRequest(_ env: inout Env) async throws {
         env[GenerationKey.self] = handler.jar.generation
         guard let header = handler.jar.cookieHeader(for: env.request.url) else { return }
-        if let existing = env.request.headers[.cookie], !existing.isEmpty {
-            env.request.headers[.cookie] = existing + "; " + header
-        } else {
-            env.request.headers[.cookie] = header
-        }
+        // Appended as one field after any the request has: reading `headers[.cookie]` joins them
+        // with "; ", and adapters send them as one header (RFC 6265 §5.4).
+        env.request.headers.append(HTTPField(name: .cookie, value: header))
     }
 
     public func onComplete(_ env: inout Env) throws {

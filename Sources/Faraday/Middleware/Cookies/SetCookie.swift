@@ -37,18 +37,23 @@ enum SetCookie {
     }
 
     static func parse(_ header: String, from url: URL, now: Date, suffixes: PublicSuffixList) -> Outcome {
-        let pieces = header.split(separator: ";", omittingEmptySubsequences: false)
-        guard let pair = pieces.first, let equals = pair.firstIndex(of: "=") else { return .ignore("no name=value pair") }
-        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
-        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        // Split on the bytes: header syntax is ASCII, and Character-wise splitting is slow.
+        let pieces = header.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false).map(Substring.init)
+        guard let pair = pieces.first, let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else {
+            return .ignore("no name=value pair")
+        }
+        let name = String(pair[..<equals].trimmingHTTPWhitespace)
+        let value = String(pair[pair.utf8.index(after: equals)...].trimmingHTTPWhitespace)
         guard !name.isEmpty else { return .ignore("empty name") }
         guard name.utf8.count + value.utf8.count <= maximumSize else { return .ignore("larger than \(maximumSize) bytes") }
-        guard !(name + value).unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }) else {
+        let isControl = { (byte: UInt8) in byte < 0x20 && byte != UInt8(ascii: "\t") || byte == 0x7F }
+        guard !name.utf8.contains(where: isControl), !value.utf8.contains(where: isControl) else {
             return .ignore("control characters")
         }
-        guard let rawHost = url.host?.lowercased(), !rawHost.isEmpty else { return .ignore("no host") }
-        let host = rawHost.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        let isSecureOrigin = ["https", "wss"].contains(url.scheme?.lowercased() ?? "")
+        guard let rawHost = url.host?.lowercasedCheaply, !rawHost.isEmpty else { return .ignore("no host") }
+        let host = rawHost.hasPrefix("[") && rawHost.hasSuffix("]") ? String(rawHost.dropFirst().dropLast()) : rawHost
+        let scheme = url.scheme?.lowercasedASCII
+        let isSecureOrigin = scheme == "https" || scheme == "wss"
 
         var attributes = Attributes()
         for piece in pieces.dropFirst() { attributes.read(piece, now: now) }
@@ -90,9 +95,9 @@ enum SetCookie {
         var sameSite: Cookie.SameSite?
 
         mutating func read(_ piece: Substring, now: Date) {
-            let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+            let equals = piece.utf8.firstIndex(of: UInt8(ascii: "="))
+            let key = piece[..<(equals ?? piece.endIndex)].trimmingHTTPWhitespace.lowercasedASCII
+            let value = equals.map { String(piece[piece.utf8.index(after: $0)...].trimmingHTTPWhitespace) } ?? ""
             switch key {
             case "expires":
                 if let date = HTTPDate.parse(value) { expires = date }
@@ -104,7 +109,7 @@ enum SetCookie {
                 maxAge = seconds <= 0 ? Date.distantPast : now.addingTimeInterval(seconds)
             case "domain":
                 let domain = value.hasPrefix(".") ? String(value.dropFirst()) : value
-                if !domain.isEmpty { self.domain = domain.lowercased() }
+                if !domain.isEmpty { self.domain = domain.lowercasedCheaply }
             case "path":
                 path = value.hasPrefix("/") ? value : nil
             case "secure": isSecure = true

@@ -78,7 +78,7 @@ public struct Decompression: Middleware {
 
     /// The format of a `Content-Encoding` this middleware decodes.
     private static func format(_ headers: HTTPFields) -> Inflater.Format? {
-        switch headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        switch headers[.contentEncoding]?.trimmingHTTPWhitespace.lowercasedASCII {
         case "gzip", "x-gzip": .gzip
         case "deflate": .deflate
         default: nil

@@ -39,15 +39,13 @@ public struct Instrumentation: Middleware {
             if let head = completions.head.response {
                 events.emit { $0.responseHeadReceived($1, response: ResponseData(status: head.status, headers: head.headers)) }
             }
+            guard completions.isStreamed else {
+                // A buffered response is complete already: report it here, without hooks.
+                Self.report(completions.head, events)
+                return completions
+            }
             return try completions.onComplete { env in
-                guard let response = env.response else { return }
-                if let index = env.phase.frameIndex {
-                    events.add(response.body.count)
-                    events.emit { $0.chunkReceived($1, index: index, bytes: response.body.count) }
-                } else if env.isFinal {
-                    let bytes = events.bytes + response.body.count
-                    events.emit { $0.callFinished($1, response: response, bytes: bytes) }
-                }
+                Self.report(env, events)
             }.mapErrors { error in
                 events.emit { $0.callFailed($1, error: error) }
                 return error
@@ -56,6 +54,20 @@ public struct Instrumentation: Middleware {
             let failure = FaradayError.wrapping(error, request: env.request)
             events.emit { $0.callFailed($1, error: failure) }
             throw failure
+        }
+    }
+}
+
+extension Instrumentation {
+    /// Reports a frame or the end of a call.
+    private static func report(_ env: Env, _ events: CallEvents) {
+        guard let response = env.response else { return }
+        if let index = env.phase.frameIndex {
+            events.add(response.body.count)
+            events.emit { $0.chunkReceived($1, index: index, bytes: response.body.count) }
+        } else if env.isFinal {
+            let bytes = events.bytes + response.body.count
+            events.emit { $0.callFinished($1, response: response, bytes: bytes) }
         }
     }
 }

@@ -56,7 +56,7 @@ public struct DecodeJSON: Middleware {
             handler.decodes(response.headers.contentType, isFrame: env.phase.frameIndex != nil)
         else { return }
         do {
-            env[DecodedJSONKey.self] = try handler.decoder.decode(JSON.self, from: response.body)
+            env[DecodedJSONKey.self] = try handler.decoder.decodeJSONValue(from: response.body)
         } catch {
             throw FaradayError(
                 .parsingFailed, "The response body is not valid JSON: \(error)",

@@ -72,6 +72,9 @@ public struct HTTPLogger: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
+        // With the level off, the call is not followed at all: no timing, no lines built. Only a
+        // failure (at `.error`) is still logged, without its time.
+        guard handler.logger.logLevel <= handler.level else { return }
         env[CallKey.self] = CallLog()
         let request = env.request
         var lines = ["→ \(request.method.rawValue) \(handler.redaction.redact(request.url))"]
@@ -100,8 +103,8 @@ public struct HTTPLogger: Middleware {
     }
 
     public func onError(_ error: FaradayError, env: Env) {
-        let elapsed = env[CallKey.self]?.elapsed ?? ""
-        handler.logger.log(level: .error, "✗ \(summary(env)) failed after \(elapsed): \(error.code): \(error.message)")
+        let elapsed = env[CallKey.self].map { " after \($0.elapsed)" } ?? ""
+        handler.logger.log(level: .error, "✗ \(summary(env)) failed\(elapsed): \(error.code): \(error.message)")
     }
 
     private func logHead(_ env: Env, _ response: ResponseData, _ call: CallLog, streamed: Bool) {

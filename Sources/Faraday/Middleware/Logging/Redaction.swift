@@ -87,7 +87,7 @@ public struct Redaction: Sendable {
         guard let text = String(data: body, encoding: .utf8), !text.contains("\u{0}") else { return nil }
         let type = contentType ?? ""
         if type == "application/json" || type.hasSuffix("+json"),
-            let json = try? JSONDecoder().decode(JSON.self, from: body)
+            let json = try? JSONDecoder().decodeJSONValue(from: body)
         {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -78,7 +78,7 @@ extension FaradayError {
 
         /// Reads a JSON error document, or `nil` when `body` is not one.
         public init?(parsing body: Data) {
-            guard !body.isEmpty, let json = try? JSONDecoder().decode(JSON.self, from: body), json.object != nil else {
+            guard !body.isEmpty, let json = try? JSONDecoder().decodeJSONValue(from: body), json.object != nil else {
                 return nil
             }
             let source: JSON

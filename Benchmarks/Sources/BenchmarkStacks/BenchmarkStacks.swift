@@ -1,0 +1,70 @@
+import Faraday
+import Logging
+
+/// The middleware stacks the benchmarks measure, the same in the micro and the loopback suites.
+public enum BenchmarkStack: String, CaseIterable, Sendable {
+    /// No middleware: the connection, the adapter and the response handle only.
+    case empty
+    /// One middleware that does nothing: the cost of a layer.
+    case one
+    /// Six middleware that do nothing: what the stack itself costs for six layers.
+    case sixPassThrough
+    /// The six: EncodeJSON, DecodeJSON, Logger (logging off), Authorization, Cookies,
+    /// Instrumentation.
+    case six
+    /// The six, then RaiseError, FollowRedirects, Retry, Decompression, ConcurrencyLimit and
+    /// ValidateContentType.
+    case twelve
+
+    /// The handlers, outermost first. Each call makes a new cookie jar.
+    public var handlers: [any Handler] {
+        switch self {
+        case .empty: []
+        case .one: [PassThrough.Handler()]
+        case .sixPassThrough: Array(repeating: PassThrough.Handler(), count: 6)
+        case .six: Self.sixHandlers
+        case .twelve:
+            Self.sixHandlers + [
+                RaiseError.Handler(), FollowRedirects.Handler(), Retry.Handler(), Decompression.Handler(),
+                ConcurrencyLimit.Handler(maximum: 1024), ValidateContentType.Handler(),
+            ]
+        }
+    }
+
+    private static var sixHandlers: [any Handler] { namedSix.map(\.handler) }
+
+    /// The six middleware by name, for measuring each alone.
+    public static var namedSix: [(name: String, handler: any Handler)] {
+        var silent = Logger(label: "faraday.benchmark")
+        silent.logLevel = .warning  // HTTPLogger logs at .info: every line is off
+        return [
+            ("EncodeJSON", EncodeJSON.Handler()),
+            ("DecodeJSON", DecodeJSON.Handler()),
+            ("HTTPLogger (off)", HTTPLogger.Handler(logger: silent)),
+            ("Authorization", Authorization.Handler(.bearer("benchmark-token"))),
+            ("Cookies", Cookies.Handler(jar: CookieJar())),
+            ("Instrumentation", Instrumentation.Handler(monitors: [SilentMonitor()])),
+        ]
+    }
+
+    /// Adds the handlers to a connection's builder.
+    public func install(in builder: inout RackBuilder) {
+        for handler in handlers { builder.use(handler) }
+    }
+}
+
+/// A middleware with no hooks: what one layer of the stack costs by itself.
+public struct PassThrough: Middleware {
+    public let app: any App
+
+    /// Builds ``PassThrough``.
+    public struct Handler: Faraday.Handler {
+        public init() {}
+        public func build(app: any App) -> any App { PassThrough(app: app) }
+    }
+}
+
+/// An event monitor that keeps nothing: Instrumentation's own cost, without a consumer's.
+public struct SilentMonitor: EventMonitor {
+    public init() {}
+}

@@ -1,0 +1,185 @@
+import AsyncHTTPClient
+import BenchmarkStacks
+import Faraday
+import FaradayAsyncHTTPClient
+import Foundation
+import NIOCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The clients compared: each raw client, then Faraday on its adapter with each stack.
+enum Client: String, CaseIterable, Sendable {
+    case rawAsyncHTTPClient
+    case rawAsyncHTTPClientDelegate
+    case faradayAsyncHTTPClientEmpty
+    case faradayAsyncHTTPClientSix
+    case rawURLSession
+    case faradayURLSessionEmpty
+    case faradayURLSessionSix
+
+    var label: String {
+        switch self {
+        case .rawAsyncHTTPClient: "AsyncHTTPClient (raw)"
+        case .rawAsyncHTTPClientDelegate: "AsyncHTTPClient, delegate API (raw)"
+        case .faradayAsyncHTTPClientEmpty: "Faraday, empty stack, AsyncHTTPClientAdapter"
+        case .faradayAsyncHTTPClientSix: "Faraday, 6 middleware, AsyncHTTPClientAdapter"
+        case .rawURLSession: "URLSession (raw)"
+        case .faradayURLSessionEmpty: "Faraday, empty stack, URLSessionAdapter"
+        case .faradayURLSessionSix: "Faraday, 6 middleware, URLSessionAdapter"
+        }
+    }
+
+    /// The raw client a Faraday row is compared with (itself for a raw row).
+    var raw: Client {
+        switch self {
+        case .rawAsyncHTTPClient, .rawAsyncHTTPClientDelegate, .faradayAsyncHTTPClientEmpty, .faradayAsyncHTTPClientSix:
+            .rawAsyncHTTPClient
+        case .rawURLSession, .faradayURLSessionEmpty, .faradayURLSessionSix: .rawURLSession
+        }
+    }
+}
+
+/// One client set up against the server: it GETs a path (returning the body's length) and
+/// streams one (returning the bytes received).
+struct Runner: Sendable {
+    let get: @Sendable (String) async throws -> Int
+    let stream: @Sendable (String) async throws -> Int
+    let shutdown: @Sendable () async throws -> Void
+
+    static func make(_ client: Client, base: URL) -> Runner {
+        switch client {
+        case .rawAsyncHTTPClient: rawAsyncHTTPClient(base: base)
+        case .rawAsyncHTTPClientDelegate: rawAsyncHTTPClientDelegate(base: base)
+        case .rawURLSession: rawURLSession(base: base)
+        case .faradayAsyncHTTPClientEmpty: faraday(AsyncHTTPClientAdapter(), stack: .empty, base: base)
+        case .faradayAsyncHTTPClientSix: faraday(AsyncHTTPClientAdapter(), stack: .six, base: base)
+        case .faradayURLSessionEmpty: faraday(URLSessionAdapter(), stack: .empty, base: base)
+        case .faradayURLSessionSix: faraday(URLSessionAdapter(), stack: .six, base: base)
+        }
+    }
+
+    /// AsyncHTTPClient's async API, configured as the adapter configures its clients.
+    private static func rawAsyncHTTPClient(base: URL) -> Runner {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.decompression = .disabled
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let prefix = base.absoluteString
+        return Runner(
+            get: { path in
+                let response = try await http.execute(HTTPClientRequest(url: prefix + path), timeout: .seconds(30))
+                return try await response.body.collect(upTo: 1 << 26).readableBytes
+            },
+            stream: { path in
+                let response = try await http.execute(HTTPClientRequest(url: prefix + path), timeout: .seconds(600))
+                var total = 0
+                for try await part in response.body { total += part.readableBytes }
+                return total
+            },
+            shutdown: { try await http.shutdown() })
+    }
+
+    /// AsyncHTTPClient's `HTTPClientResponseDelegate` API with its own collecting delegate: what
+    /// AsyncHTTPClientAdapter is built on.
+    private static func rawAsyncHTTPClientDelegate(base: URL) -> Runner {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.decompression = .disabled
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let prefix = base.absoluteString
+        return Runner(
+            get: { path in
+                let request = try HTTPClient.Request(url: prefix + path)
+                return try await http.execute(request: request, delegate: ResponseAccumulator(request: request)).get().body?.readableBytes ?? 0
+            },
+            stream: { _ in throw LoopbackError.usage },
+            shutdown: { try await http.shutdown() })
+    }
+
+    /// URLSession's async `data(from:)`, and its data delegate for streaming (Linux has no `bytes(for:)`).
+    private static func rawURLSession(base: URL) -> Runner {
+        let session = URLSession(configuration: .ephemeral)
+        return Runner(
+            get: { path in
+                guard let url = URL(string: path, relativeTo: base) else { throw LoopbackError.badURL(path) }
+                return try await session.data(from: url).0.count
+            },
+            stream: { path in
+                guard let url = URL(string: path, relativeTo: base) else { throw LoopbackError.badURL(path) }
+                return try await CountingDownload.run(url)
+            },
+            shutdown: { session.invalidateAndCancel() })
+    }
+
+    private static func faraday(_ adapter: any Adapter, stack: BenchmarkStack, base: URL) -> Runner {
+        let connection = Connection(url: base) { builder in
+            stack.install(in: &builder)
+            builder.adapter = adapter
+        }
+        return Runner(
+            get: { path in try await connection.get(path).value.body.count },
+            stream: { path in
+                var total = 0
+                for try await env in connection.get(path, configure: { $0.options.streaming = .chunks }).completions {
+                    total += env.body.count
+                }
+                return total
+            },
+            shutdown: { try await (adapter as? AsyncHTTPClientAdapter)?.shutdown() })
+    }
+}
+
+/// A raw URLSession download through a data delegate that counts the bytes and keeps none.
+final class CountingDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // Touched only on the session's serial delegate queue, then read once the task completes.
+    private var received = 0
+    private var continuation: CheckedContinuation<Int, any Error>?
+
+    static func run(_ url: URL) async throws -> Int {
+        let delegate = CountingDownload()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: queue)
+        defer { session.finishTasksAndInvalidate() }
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.addOperation {
+                delegate.continuation = continuation
+                session.dataTask(with: url).resume()
+            }
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        received += data.count
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let error {
+            continuation?.resume(throwing: error)
+        } else {
+            continuation?.resume(returning: received)
+        }
+        continuation = nil
+    }
+}
+
+enum LoopbackError: Error, CustomStringConvertible {
+    case badURL(String)
+    case shortBody(expected: Int, received: Int)
+    case usage
+
+    var description: String {
+        switch self {
+        case .badURL(let path): "cannot make a URL of \(path)"
+        case .shortBody(let expected, let received): "expected \(expected) bytes, received \(received)"
+        case .usage:
+            """
+            usage: LoopbackBenchmark requests BASE_URL [COUNT] [ROUNDS] [CLIENT]
+                   LoopbackBenchmark stream BASE_URL CLIENT [BYTES]
+            clients: \(Client.allCases.map(\.rawValue).joined(separator: ", "))
+            """
+        }
+    }
+}

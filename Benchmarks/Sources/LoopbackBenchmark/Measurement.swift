@@ -1,0 +1,150 @@
+import Foundation
+
+/// How requests are issued: one after another, or with a fixed number in flight.
+enum Mode: Sendable {
+    case sequential
+    case concurrent(Int)
+
+    var title: String {
+        switch self {
+        case .sequential: "one at a time, one keep-alive connection"
+        case .concurrent(let width): "\(width) in flight"
+        }
+    }
+}
+
+/// One client's measurement: requests per second and the client's CPU time per request.
+struct Sample: Sendable {
+    var requestsPerSecond: Double
+    var cpuMicrosecondsPerRequest: Double
+}
+
+/// The path of the small JSON document the server returns (see run-loopback.sh's nginx.conf).
+let smallPath = "small.json"
+
+func measureRequests(_ mode: Mode, clients: [Client], count: Int, rounds: Int, base: URL) async throws -> [Client: [Sample]] {
+    var samples: [Client: [Sample]] = [:]
+    for round in 0..<rounds {
+        // Alternate the order each round so that no client always runs first or last.
+        let order = round.isMultiple(of: 2) ? clients : clients.reversed()
+        for client in order {
+            let runner = Runner.make(client, base: base)
+            for _ in 0..<500 { _ = try await runner.get(smallPath) }  // connections, caches, cookies
+            samples[client, default: []].append(try await measure(count: count) {
+                switch mode {
+                case .sequential:
+                    for _ in 0..<count { _ = try await runner.get(smallPath) }
+                case .concurrent(let width):
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for worker in 0..<width {
+                            group.addTask {
+                                for _ in stride(from: worker, to: count, by: width) { _ = try await runner.get(smallPath) }
+                            }
+                        }
+                        try await group.waitForAll()
+                    }
+                }
+            })
+            try await runner.shutdown()
+        }
+    }
+    return samples
+}
+
+private func measure(count: Int, _ body: () async throws -> Void) async rethrows -> Sample {
+    let cpuBefore = ProcessUsage.cpuSeconds()
+    let start = ContinuousClock.now
+    try await body()
+    let seconds = (ContinuousClock.now - start).seconds
+    let cpu = ProcessUsage.cpuSeconds() - cpuBefore
+    return Sample(requestsPerSecond: Double(count) / seconds, cpuMicrosecondsPerRequest: cpu / Double(count) * 1e6)
+}
+
+/// The Markdown table of one mode: the median of each client's rounds and its ratio to raw.
+struct RequestTable {
+    let mode: Mode
+    let count: Int
+    let rounds: Int
+    let results: [Client: [Sample]]
+
+    var markdown: String {
+        var lines = [
+            "\(count) GETs of a 24-byte JSON document, \(mode.title) (median of \(rounds) rounds)", "",
+            "| client | requests/s | client CPU µs/request | × raw requests/s |", "|---|---|---|---|",
+        ]
+        for client in Client.allCases {
+            guard let sample = median(client) else { continue }
+            let ratio = median(client.raw).map { sample.requestsPerSecond / $0.requestsPerSecond } ?? .nan
+            lines.append(String(
+                format: "| %@ | %.0f | %.1f | %.2f |", client.label, sample.requestsPerSecond,
+                sample.cpuMicrosecondsPerRequest, ratio))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func median(_ client: Client) -> Sample? {
+        guard let samples = results[client], !samples.isEmpty else { return nil }
+        let rates = samples.map(\.requestsPerSecond).sorted()
+        let cpus = samples.map(\.cpuMicrosecondsPerRequest).sorted()
+        return Sample(requestsPerSecond: rates[rates.count / 2], cpuMicrosecondsPerRequest: cpus[cpus.count / 2])
+    }
+}
+
+/// One streamed download: throughput and the process's peak resident memory.
+struct StreamResult {
+    let client: Client
+    let bytes: Int
+    let seconds: Double
+    let peakResidentBytes: Int
+
+    var markdownRow: String {
+        String(
+            format: "| %@ | %.0f MiB/s | %d MiB |", client.label, Double(bytes) / seconds / 1_048_576,
+            peakResidentBytes >> 20)
+    }
+}
+
+func measureStream(_ client: Client, bytes: Int, base: URL) async throws -> StreamResult {
+    let runner = Runner.make(client, base: base)
+    let start = ContinuousClock.now
+    let received = try await runner.stream("bytes/\(bytes)")
+    let seconds = (ContinuousClock.now - start).seconds
+    try await runner.shutdown()
+    guard received == bytes else { throw LoopbackError.shortBody(expected: bytes, received: received) }
+    return StreamResult(client: client, bytes: bytes, seconds: seconds, peakResidentBytes: ProcessUsage.peakResidentBytes())
+}
+
+/// What the kernel says of this process.
+enum ProcessUsage {
+    /// User and system CPU time of every thread so far.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// The peak resident set size (`VmHWM` on Linux, `ru_maxrss` elsewhere).
+    static func peakResidentBytes() -> Int {
+        #if os(Linux)
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            return kilobytes * 1024
+        }
+        return 0
+        #else
+        var usage = rusage()
+        getrusage(RUSAGE_SELF, &usage)
+        return Int(usage.ru_maxrss)
+        #endif
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

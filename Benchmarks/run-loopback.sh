@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The loopback suite: builds LoopbackBenchmark in release mode, starts nginx on 127.0.0.1 pinned to
+# the last core, runs the client pinned to the first core, and prints the Markdown tables that
+# README.md records.
+#
+# Usage: Benchmarks/run-loopback.sh [requests] [rounds] [stream-bytes]   (20000 3 1073741824)
+#
+# nginx is Debian's: the one on PATH, or else the package downloaded and unpacked (no install, no
+# root needed beyond what `apt-get download` needs) into Benchmarks/.nginx.
+set -euo pipefail
+cd "$(dirname "$0")"
+requests="${1:-20000}"
+rounds="${2:-3}"
+stream_bytes="${3:-1073741824}"
+scratch="$PWD/.nginx"
+mkdir -p "$scratch/root/bytes" "$scratch/logs" "$scratch/tmp"
+
+nginx_bin="$(command -v nginx || true)"
+if [[ -z "$nginx_bin" ]]; then
+    nginx_bin="$scratch/pkg/usr/sbin/nginx"
+    if [[ ! -x "$nginx_bin" ]]; then
+        (cd "$scratch" && { apt-get download nginx 2>/dev/null || { apt-get update -qq && apt-get download nginx; }; })
+        dpkg -x "$scratch"/nginx_*.deb "$scratch/pkg"
+    fi
+fi
+
+cores=$(nproc)
+server_core=$((cores - 1))
+client_cores="0"
+[[ $cores -gt 2 ]] && client_cores="0-$((cores - 2))"
+
+# The documents: a small JSON one, and a sparse file of the stream's size (reads come from memory).
+printf '{"id":1,"name":"widget"}' > "$scratch/root/small.json"
+truncate -s "$stream_bytes" "$scratch/root/bytes/$stream_bytes"
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat > "$scratch/nginx.conf" <<CONF
+daemon off;
+worker_processes 1;
+pid $scratch/nginx.pid;
+error_log $scratch/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $scratch/tmp/body;
+    proxy_temp_path $scratch/tmp/proxy;
+    fastcgi_temp_path $scratch/tmp/fastcgi;
+    uwsgi_temp_path $scratch/tmp/uwsgi;
+    scgi_temp_path $scratch/tmp/scgi;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 10000000;
+    keepalive_timeout 120s;
+    types { application/json json; }
+    default_type application/octet-stream;
+    server {
+        listen 127.0.0.1:$port;
+        root $scratch/root;
+        # A cookie on every small response, for the stack's Cookies middleware to store and send.
+        location = /small.json { add_header Set-Cookie "session=abc123; Path=/; HttpOnly"; }
+    }
+}
+CONF
+
+taskset -c "$server_core" "$nginx_bin" -p "$scratch" -e "$scratch/logs/error.log" -c "$scratch/nginx.conf" &
+nginx_pid=$!
+trap 'kill $nginx_pid 2>/dev/null || true' EXIT
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/small.json" >/dev/null && break; sleep 0.1; done
+curl -sf "http://127.0.0.1:$port/small.json" >/dev/null || { echo "nginx did not start; see $scratch/logs/error.log" >&2; exit 1; }
+
+swift build -c release --scratch-path .build-loopback --product LoopbackBenchmark >&2
+bin="$(swift build -c release --scratch-path .build-loopback --show-bin-path)/LoopbackBenchmark"
+base="http://127.0.0.1:$port/"
+
+echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(swift --version 2>/dev/null | head -1)"
+echo "Server: nginx $("$nginx_bin" -v 2>&1 | cut -d/ -f2) on core $server_core; client on core(s) $client_cores"
+echo
+taskset -c "$client_cores" "$bin" requests "$base" "$requests" "$rounds"
+
+echo "One streamed download of $stream_bytes bytes, each client in a process of its own"
+echo
+echo "| client | throughput | peak RSS |"
+echo "|---|---|---|"
+for client in rawAsyncHTTPClient faradayAsyncHTTPClientEmpty faradayAsyncHTTPClientSix \
+    rawURLSession faradayURLSessionEmpty faradayURLSessionSix; do
+    taskset -c "$client_cores" "$bin" stream "$base" "$client" "$stream_bytes"
+done

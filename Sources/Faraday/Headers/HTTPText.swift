@@ -1,0 +1,46 @@
+/// Small text operations on header values, on their UTF-8 bytes: header syntax is ASCII, and
+/// Foundation's `CharacterSet` trimming and Unicode case mapping cost microseconds per call on
+/// the hot path.
+extension String {
+    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace, RFC 9110 §5.6.3).
+    package var trimmingHTTPWhitespace: Substring { self[...].trimmingHTTPWhitespace }
+
+    /// With ASCII letters lowercased; other characters are left as they are.
+    package var lowercasedASCII: String {
+        utf8.contains(where: { HTTPText.lowercased($0) != $0 }) ? self[...].lowercasedASCII : self
+    }
+
+    /// Lowercased as `lowercased()` does, without its cost when the text is ASCII (hosts,
+    /// schemes and domains nearly always are).
+    package var lowercasedCheaply: String {
+        utf8.allSatisfy { $0 < 0x80 } ? lowercasedASCII : lowercased()
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace, RFC 9110 §5.6.3).
+    package var trimmingHTTPWhitespace: Substring {
+        let isText = { (byte: UInt8) in byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") }
+        guard let first = utf8.firstIndex(where: isText), let last = utf8.lastIndex(where: isText) else {
+            return self[endIndex...]
+        }
+        return self[first..<utf8.index(after: last)]
+    }
+
+    /// With ASCII letters lowercased; other characters are left as they are.
+    package var lowercasedASCII: String {
+        guard utf8.contains(where: { HTTPText.lowercased($0) != $0 }) else { return String(self) }
+        return String(decoding: utf8.map(HTTPText.lowercased), as: UTF8.self)
+    }
+
+    /// Whether the two are equal ignoring the case of ASCII letters.
+    package func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        utf8.elementsEqual(other.utf8) { HTTPText.lowercased($0) == HTTPText.lowercased($1) }
+    }
+}
+
+package enum HTTPText {
+    package static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
+}

@@ -1,0 +1,111 @@
+import Faraday
+import Foundation
+import Testing
+
+/// `decodeJSONValue` reads JSON with Faraday's own parser and falls back to `JSONDecoder`; what
+/// it returns must be exactly what `JSONDecoder` would, and what it refuses must be refused with
+/// the decoder's `DecodingError`.
+@Suite(.timeLimit(.minutes(1))) struct JSONParserTests {
+    static let documents = [
+        #"{"id":1,"name":"widget"}"#, "[]", "{}", "null", "true", "false", "0", "-0", "42", "-17",
+        "9223372036854775807", "-9223372036854775808", "9223372036854775808", "12345678901234567890123",
+        "1.5", "-0.25", "1e3", "1E-3", "2.5e+10", "0.1", " \t\r\n[1, 2 ,3]\n ",
+        #""plain""#, #""escapes \" \\ \/ \b \f \n \r \t""#, #""\u00e9\u4e2d\ud83d\ude00""#, #""é中😀""#,
+        #"{"nested":{"list":[1,[2,[3,{"deep":null}]]],"empty":"","unicode":"\u0000"}}"#,
+        #"{"dup":1,"dup":2}"#, #"[1.0, 100, 1e2]"#,
+    ]
+
+    static let invalid = [
+        "", " ", "{", "}", "[,1]", #"{"a" 1}"#, "{a:1}", "[01]", "[1.]", "[.5]", "[1e]",
+        "[+1]", "[-]", "tru", "nul", "[true false]", #""unterminated"#, "\"tab\tinside\"", #""\x""#,
+        #""\u12""#, "[1] 2", "NaN", "[Infinity]", "1e400", #"{"a":1}}"#,
+    ]
+
+    /// Not JSON, but JSONDecoder reads them; through the fallback, so does `decodeJSONValue`.
+    static let lenient = ["[1,]", #"{"a":1,}"#]
+
+    @Test(arguments: documents + lenient)
+    func aValidDocumentReadsAsJSONDecoderReadsIt(_ text: String) throws {
+        let data = Data(text.utf8)
+        let expected = try JSONDecoder().decode(JSON.self, from: data)
+        #expect(try JSONDecoder().decodeJSONValue(from: data) == expected)
+    }
+
+    @Test(arguments: invalid)
+    func anInvalidDocumentFailsWithTheDecodersError(_ text: String) {
+        #expect(throws: DecodingError.self) { try JSONDecoder().decodeJSONValue(from: Data(text.utf8)) }
+    }
+
+    @Test func numbersKeepTheirKind() throws {
+        let json = try JSONDecoder().decodeJSONValue(from: Data("[1, -0, 1.5, 1e2, 9223372036854775808, -12]".utf8))
+        guard case .array(let values) = json else { throw Failure("not an array") }
+        #expect(values.count == 6)
+        if case .int(1) = values[0] {} else { Issue.record("1 is \(values[0])") }
+        if case .int(0) = values[1] {} else { Issue.record("-0 is \(values[1])") }
+        if case .double(1.5) = values[2] {} else { Issue.record("1.5 is \(values[2])") }
+        if case .double(100) = values[3] {} else { Issue.record("1e2 is \(values[3])") }
+        if case .double(9_223_372_036_854_775_808) = values[4] {} else { Issue.record("2^63 is \(values[4])") }
+        if case .int(-12) = values[5] {} else { Issue.record("-12 is \(values[5])") }
+    }
+
+    @Test func escapesAndSurrogatePairsDecode() throws {
+        let json = try JSONDecoder().decodeJSONValue(from: Data(#"["\u0041\u00e9\ud83d\ude00", "a\nb"]"#.utf8))
+        #expect(json == ["Aé😀", "a\nb"])
+    }
+
+    @Test func bytesThatAreNotUTF8AreRefused() {
+        let data = Data([UInt8(ascii: "\""), 0xC3, 0x28, UInt8(ascii: "\"")])
+        #expect(throws: (any Error).self) { try JSONDecoder().decodeJSONValue(from: data) }
+    }
+
+    @Test func nestingIsLimitedAsJSONDecoderLimitsIt() throws {
+        let allowed = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        #expect(try JSONDecoder().decodeJSONValue(from: Data(allowed.utf8)) == JSONDecoder().decode(JSON.self, from: Data(allowed.utf8)))
+        let tooDeep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: (any Error).self) { try JSONDecoder().decodeJSONValue(from: Data(tooDeep.utf8)) }
+    }
+
+    @Test func aDecoderWithAKeyStrategyIsHonoured() throws {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let data = Data(#"{"user_name":"ada"}"#.utf8)
+        #expect(try decoder.decodeJSONValue(from: data) == decoder.decode(JSON.self, from: data))
+    }
+
+    /// Mutated documents: whatever the parser accepts, `JSONDecoder` accepts with the same value.
+    @Test func mutatedDocumentsNeverDisagreeWithJSONDecoder() {
+        var generator = SplitMix64(seed: 0x5EED)
+        let alphabet = Array(#"{}[]",:0123456789-+.eE\ntrufalsn \u"#.utf8) + [0x00, 0xC3, 0xFF]
+        for round in 0..<3_000 {
+            var bytes = Array(Self.documents[round % Self.documents.count].utf8)
+            for _ in 0...(generator.next() % 3) {
+                let position = Int(generator.next() % UInt64(bytes.count + 1))
+                switch generator.next() % 3 {
+                case 0 where position < bytes.count: bytes.remove(at: position)
+                case 1: bytes.insert(alphabet[Int(generator.next() % UInt64(alphabet.count))], at: position)
+                default:
+                    if position < bytes.count { bytes[position] = alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+                }
+            }
+            let data = Data(bytes)
+            let fast = try? JSONDecoder().decodeJSONValue(from: data)
+            let reference = try? JSONDecoder().decode(JSON.self, from: data)
+            #expect(fast == reference, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+        }
+    }
+
+    struct Failure: Error { let message: String; init(_ message: String) { self.message = message } }
+}
+
+/// A small deterministic generator, so that a failure can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
