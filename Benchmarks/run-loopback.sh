@@ -5,6 +5,9 @@
 #
 # Usage: Benchmarks/run-loopback.sh [requests] [rounds] [stream-bytes]   (20000 3 1073741824)
 #
+# Where `perf stat -e instructions` works, it also counts each client's instructions per request:
+# unlike time, that count barely moves with what else the machine is doing.
+#
 # nginx is Debian's: the one on PATH, or else the package downloaded and unpacked (no install, no
 # root needed beyond what `apt-get download` needs) into Benchmarks/.nginx.
 set -euo pipefail
@@ -85,3 +88,25 @@ for client in rawAsyncHTTPClient faradayAsyncHTTPClientEmpty faradayAsyncHTTPCli
     rawURLSession faradayURLSessionEmpty faradayURLSessionSix; do
     taskset -c "$client_cores" "$bin" stream "$base" "$client" "$stream_bytes"
 done
+
+if perf stat -e instructions true >/dev/null 2>&1; then
+    echo
+    echo "Client instructions per request: each client alone in a process of its own, $requests GETs one at a"
+    echo "time then $requests at 64 in flight, counted by \`perf stat -e instructions\` (process start and"
+    echo "warm-up included, under 1%)"
+    echo
+    echo "| client | instructions/request | × raw |"
+    echo "|---|---|---|"
+    declare -A raw_count
+    for client in rawAsyncHTTPClient rawAsyncHTTPClientDelegate faradayAsyncHTTPClientEmpty faradayAsyncHTTPClientSix \
+        rawURLSession faradayURLSessionEmpty faradayURLSessionSix; do
+        count=$(taskset -c "$client_cores" perf stat -e instructions -x, "$bin" requests "$base" "$requests" 1 "$client" \
+            2>&1 >/dev/null | awk -F, '/instructions/ { print $1 }')
+        per_request=$((count / (2 * requests + 1000)))  # LoopbackBenchmark warms up with 500 GETs a mode
+        case "$client" in *URLSession*) family=urlsession ;; *) family=ahc ;; esac
+        [[ "$client" == raw* && -z "${raw_count[$family]:-}" ]] && raw_count[$family]=$per_request
+        label=$("$bin" label "$client")
+        awk -v l="$label" -v n="$per_request" -v r="${raw_count[$family]}" \
+            'BEGIN { printf "| %s | %.0fK | %.2f |\n", l, n / 1000, n / r }'
+    done
+fi

@@ -178,6 +178,7 @@ enum LoopbackError: Error, CustomStringConvertible {
             """
             usage: LoopbackBenchmark requests BASE_URL [COUNT] [ROUNDS] [CLIENT]
                    LoopbackBenchmark stream BASE_URL CLIENT [BYTES]
+                   LoopbackBenchmark label CLIENT
             clients: \(Client.allCases.map(\.rawValue).joined(separator: ", "))
             """
         }

@@ -3,38 +3,46 @@
 // pins the server and this process to cores of their own).
 //
 //     LoopbackBenchmark requests BASE_URL [COUNT] [ROUNDS] [CLIENT]   # sequential and 64 in flight
-//     LoopbackBenchmark stream BASE_URL CLIENT [BYTES]        # one streamed download, with peak RSS
+//     LoopbackBenchmark stream BASE_URL CLIENT [BYTES]                # one streamed download, peak RSS
+//     LoopbackBenchmark label CLIENT                                  # a client's name in the tables
 //
 // Every row of one run is measured in the same process, against the same server, in rounds that
 // alternate the clients; each row is the median of its rounds and each Faraday row is given as a
-// ratio to its raw client's median of the same run.
+// ratio to its raw client's median of the same run. CLIENT alone runs one client (for profiling).
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.count >= 2, let base = URL(string: arguments[1]) else {
+
+func usage() -> Never {
     print(LoopbackError.usage)
     exit(2)
 }
 
-switch arguments[0] {
+func integer(at index: Int, default value: Int) -> Int {
+    arguments.count > index ? Int(arguments[index]) ?? value : value
+}
+
+switch arguments.first {
+case "label":
+    guard arguments.count > 1, let client = Client(rawValue: arguments[1]) else { usage() }
+    print(client.label)
 case "requests":
-    let count = arguments.count > 2 ? Int(arguments[2]) ?? 20_000 : 20_000
-    let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 3 : 3
-    // One client alone, for profiling it (`perf record`, `valgrind --tool=callgrind`).
-    let clients = arguments.count > 4 ? Client(rawValue: arguments[4]).map { [$0] } ?? [] : Client.allCases
+    guard arguments.count > 1, let base = URL(string: arguments[1]) else { usage() }
+    let count = integer(at: 2, default: 20_000)
+    let rounds = integer(at: 3, default: 3)
+    var clients = Client.allCases
+    if arguments.count > 4 {
+        guard let client = Client(rawValue: arguments[4]) else { usage() }
+        clients = [client]
+    }
     for mode in [Mode.sequential, .concurrent(64)] {
         let results = try await measureRequests(mode, clients: clients, count: count, rounds: rounds, base: base)
         print(RequestTable(mode: mode, count: count, rounds: rounds, results: results).markdown)
     }
 case "stream":
-    guard arguments.count > 2, let client = Client(rawValue: arguments[2]) else {
-        print(LoopbackError.usage)
-        exit(2)
-    }
-    let bytes = arguments.count > 3 ? Int(arguments[3]) ?? 1 << 30 : 1 << 30
-    let result = try await measureStream(client, bytes: bytes, base: base)
+    guard arguments.count > 2, let base = URL(string: arguments[1]), let client = Client(rawValue: arguments[2]) else { usage() }
+    let result = try await measureStream(client, bytes: integer(at: 3, default: 1 << 30), base: base)
     print(result.markdownRow)
 default:
-    print(LoopbackError.usage)
-    exit(2)
+    usage()
 }

@@ -172,6 +172,37 @@ import Testing
         #expect(jar.allCookies.count == CookieJar.maximumCookiesPerDomain)
     }
 
+    @Test func theJarAsAWholeKeepsItsNewestCookies() throws {
+        let jar = CookieJar()
+        let sites = CookieJar.maximumCookies / CookieJar.maximumCookiesPerDomain + 1
+        for site in 0..<sites {
+            let headers = (0..<CookieJar.maximumCookiesPerDomain).map { "c\($0)=v" }
+            jar.store(setCookieHeaders: headers, from: try url("https://site\(site).example/"), now: now)
+        }
+        #expect(jar.allCookies.count == CookieJar.maximumCookies)
+        #expect(try header(jar, "https://site0.example/") == nil)  // the oldest site's went first
+        #expect(try header(jar, "https://site1.example/")?.hasPrefix("c0=v; c1=v") == true)
+    }
+
+    @Test func aDeepHostGetsTheCookiesOfEveryDomainAboveIt() throws {
+        let jar = CookieJar()
+        jar.store(setCookieHeaders: ["top=1; Domain=example.com"], from: try url("https://example.com/"), now: now)
+        jar.store(setCookieHeaders: ["mid=2; Domain=b.example.com"], from: try url("https://b.example.com/"), now: now)
+        jar.store(setCookieHeaders: ["own=3"], from: try url("https://a.b.example.com/"), now: now)
+        #expect(try header(jar, "https://A.B.Example.COM/x") == "top=1; mid=2; own=3")
+        #expect(try header(jar, "https://b.example.com/") == "top=1; mid=2")
+        #expect(try header(jar, "https://xb.example.com/") == "top=1")
+    }
+
+    @Test(arguments: [
+        ("127.0.0.1", true), ("255.255.255.255", true), ("::1", true), ("[::1]", true), ("0.0.0.0", true),
+        ("256.1.1.1", false), ("1.2.3", false), ("1.2.3.4.5", false), ("1..3.4", false), ("1234.1.1.1", false),
+        ("example.com", false), ("1.2.3.a", false), ("", false),
+    ])
+    func ipAddressesAreRecognised(_ host: String, _ isIP: Bool) {
+        #expect(CookieRules.isIPAddress(host) == isIP)
+    }
+
     @Test func combinedHeadersSplitAtCookiesNotAtDates() {
         let combined = "a=1; Expires=Wed, 21 Oct 2065 07:28:00 GMT; Path=/, b=2, c=3; Max-Age=5"
         #expect(SetCookie.split(combined: combined) == [

@@ -27,8 +27,7 @@ final class URLSessionTaskBridge: Sendable {
         var response: HTTPURLResponse?
         var headWaiter: CheckedContinuation<Head, any Error>?
         var body = Data()
-        var queue: [Data] = []
-        var queuedBytes = 0
+        var queue = PartQueue()
         var isSuspended = false
         var partWaiter: CheckedContinuation<Data?, any Error>?
         var isFinished = false
@@ -99,11 +98,9 @@ final class URLSessionTaskBridge: Sendable {
     func nextPart() async throws -> Data? {
         try await withCheckedThrowingContinuation { continuation in
             let (result, taskToResume) = state.withLock { state -> (Result<Data?, any Error>?, URLSessionTask?) in
-                if !state.queue.isEmpty {
-                    let part = state.queue.removeFirst()
-                    state.queuedBytes -= part.count
+                if let part = state.queue.popFirst() {
                     var resume: URLSessionTask?
-                    if state.isSuspended && state.queuedBytes < Self.lowWatermark {
+                    if state.isSuspended && state.queue.bytes < Self.lowWatermark {
                         state.isSuspended = false
                         resume = state.task
                     }
@@ -151,13 +148,12 @@ final class URLSessionTaskBridge: Sendable {
                 return (waiter, nil, true)
             }
             state.queue.append(data)
-            state.queuedBytes += data.count
             #if canImport(Darwin)
-            guard !state.isSuspended, state.queuedBytes >= Self.highWatermark else { return (nil, nil, true) }
+            guard !state.isSuspended, state.queue.bytes >= Self.highWatermark else { return (nil, nil, true) }
             state.isSuspended = true
             return (nil, state.task, true)
             #else
-            return (nil, nil, state.queuedBytes <= maxBufferedBodySize)
+            return (nil, nil, state.queue.bytes <= maxBufferedBodySize)
             #endif
         }
         taskToSuspend?.suspend()
@@ -200,5 +196,35 @@ final class URLSessionTaskBridge: Sendable {
             return state.task
         }
         task?.cancel()
+    }
+}
+
+/// Body parts in arrival order. Taking the first is O(1): an array's `removeFirst` moves every
+/// part behind it, which is quadratic when a fast transfer runs ahead of its consumer.
+struct PartQueue {
+    private var parts: [Data] = []
+    private var head = 0
+    /// The bytes queued.
+    private(set) var bytes = 0
+
+    mutating func append(_ part: Data) {
+        parts.append(part)
+        bytes += part.count
+    }
+
+    mutating func popFirst() -> Data? {
+        guard head < parts.count else { return nil }
+        let part = parts[head]
+        parts[head] = Data()
+        head += 1
+        bytes -= part.count
+        if head == parts.count {
+            parts.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 64 && head * 2 >= parts.count {
+            parts.removeFirst(head)
+            head = 0
+        }
+        return part
     }
 }
