@@ -1,7 +1,7 @@
 // A Mutex used correctly from concurrent tasks, which ThreadSanitizer on Linux (Swift 6.3.1)
 // reports as a "Swift access race" although every access is inside withLock and the count is
 // right: its futex-based lock is invisible to ThreadSanitizer. This is why Faraday guards shared
-// state with `Locked` (an NSLock) instead, and Scripts/sanitizers.sh runs clean.
+// state with `Locked` (a pthread mutex) instead, and Scripts/sanitizers.sh runs clean.
 //
 //     swiftc -sanitize=thread -swift-version 6 -parse-as-library Scripts/tsan-mutex-repro.swift -o /tmp/repro && /tmp/repro
 import Synchronization

@@ -45,67 +45,98 @@ struct ServerSentEventFramer: Framer {
             if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { buffer.removeFirst(3) }
             atStart = false
         }
+        // Lines are cut and read on the contiguous bytes: every operation on `Data` itself goes
+        // through its storage's checks, which cost more than the parsing.
+        let pending = buffer
         var frames: [Frame] = []
-        var start = buffer.startIndex
-        var index = start
-        while index < buffer.endIndex {
-            let byte = buffer[index]
-            if skipLineFeed {
-                skipLineFeed = false
-                if byte == 0x0A {
-                    index += 1
-                    start = index
-                    continue
+        var failure: FaradayError?
+        let rest = pending.withUnsafeBytes { raw in
+            var start = 0
+            for index in raw.indices {
+                let byte = raw[index]
+                if skipLineFeed {
+                    skipLineFeed = false
+                    if byte == 0x0A {
+                        start = index + 1
+                        continue
+                    }
                 }
-            }
-            if byte == 0x0A || byte == 0x0D {
-                try line(buffer[start..<index], into: &frames)
+                guard byte == 0x0A || byte == 0x0D else { continue }
+                do throws(FaradayError) {
+                    try line(UnsafeRawBufferPointer(rebasing: raw[start..<index]), into: &frames)
+                } catch {
+                    failure = error
+                    break
+                }
                 skipLineFeed = byte == 0x0D
-                index += 1
-                start = index
-            } else {
-                index += 1
+                start = index + 1
             }
+            return start
         }
-        buffer = Data(buffer[start...])
+        if let failure { throw failure }
+        buffer = Data(pending[(pending.startIndex + rest)...])
         guard buffer.count + eventSize <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
         return frames
     }
 
     mutating func finish() -> [Frame] { [] }  // an unfinished event is dropped
 
-    private mutating func line(_ bytes: Data, into frames: inout [Frame]) throws(FaradayError) {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw FaradayError(.invalidResponse, "The event stream has bytes that are not UTF-8.")
-        }
-        if text.isEmpty {
+    /// One line of the stream: a field, a comment, or (empty) the end of an event. The field's
+    /// name is matched on its bytes and only its value becomes a `String`.
+    private mutating func line(_ bytes: UnsafeRawBufferPointer, into frames: inout [Frame]) throws(FaradayError) {
+        guard !bytes.isEmpty else {
             dispatch(into: &frames)
             return
         }
-        if text.hasPrefix(":") { return }
-        let field: Substring
-        var value: Substring
-        if let colon = text.firstIndex(of: ":") {
-            field = text[..<colon]
-            value = text[text.index(after: colon)...]
-            if value.hasPrefix(" ") { value = value.dropFirst() }
-        } else {
-            field = Substring(text)
-            value = ""
+        let colon = bytes.firstIndex(of: UInt8(ascii: ":"))
+        let name = UnsafeRawBufferPointer(rebasing: bytes[..<(colon ?? bytes.endIndex)])
+        var valueStart = colon.map { $0 + 1 } ?? bytes.endIndex
+        if valueStart < bytes.endIndex, bytes[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
+        let field = Field(name)
+        guard let value = String(utf8Validating: UnsafeRawBufferPointer(rebasing: bytes[valueStart...])),
+            field != .other || String(utf8Validating: name) != nil
+        else {
+            throw FaradayError(.invalidResponse, "The event stream has bytes that are not UTF-8.")
         }
+        if name.isEmpty { return }  // a comment
         eventSize += bytes.count
         guard eventSize <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
         switch field {
-        case "event": type = String(value)
-        case "data":
-            data += value + "\n"
+        case .event: type = value
+        case .data:
+            data += value
+            data += "\n"
             hasData = true
-        case "id": if !value.contains("\u{0}") { lastEventID = String(value) }
-        case "retry":
-            if !value.isEmpty, value.allSatisfy({ $0.isASCII && $0.isNumber }), let milliseconds = Int64(value) {
+        case .id: if !value.utf8.contains(0) { lastEventID = value }
+        case .retry:
+            if !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                let milliseconds = Int64(value)
+            {
                 retry = .milliseconds(milliseconds)
             }
-        default: break
+        case .other: break
+        }
+    }
+
+    /// The fields the framer reads; every other name is ignored.
+    private enum Field {
+        case event, data, id, retry, other
+
+        init(_ name: UnsafeRawBufferPointer) {
+            let matches = { (field: StaticString) in
+                name.elementsEqual(UnsafeRawBufferPointer(start: field.utf8Start, count: field.utf8CodeUnitCount))
+            }
+            if matches("data") {
+                self = .data
+            } else if matches("event") {
+                self = .event
+            } else if matches("id") {
+                self = .id
+            } else if matches("retry") {
+                self = .retry
+            } else {
+                self = .other
+            }
         }
     }
 
@@ -120,7 +151,7 @@ struct ServerSentEventFramer: Framer {
         guard hasData else { return }
         if data.hasSuffix("\n") { data.removeLast() }
         let event = ServerSentEvent(type: type.isEmpty ? "message" : type, data: data, lastEventID: lastEventID, retry: retry)
-        frames.append(Frame(Data(data.utf8), event: event))
+        frames.append(Frame(data.utf8Data, event: event))
     }
 }
 

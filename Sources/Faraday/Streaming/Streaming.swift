@@ -112,9 +112,9 @@ struct LineFramer: Framer {
         buffer.append(chunk)
         var frames: [Frame] = []
         var start = buffer.startIndex
-        while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        for newline in buffer.indices(of: UInt8(ascii: "\n")) {
             try emit(buffer[start..<newline], into: &frames)
-            start = buffer.index(after: newline)
+            start = newline + 1
         }
         buffer = Data(buffer[start...])
         guard buffer.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
@@ -148,11 +148,13 @@ struct JSONSequenceFramer: Framer {
     mutating func frames(from chunk: Data) throws(FaradayError) -> [Frame] {
         buffer.append(chunk)
         var frames: [Frame] = []
-        while let separator = buffer.firstIndex(of: 0x1E) {
-            if started { try emit(buffer[buffer.startIndex..<separator], into: &frames) }
+        var start = buffer.startIndex
+        for separator in buffer.indices(of: 0x1E) {
+            if started { try emit(buffer[start..<separator], into: &frames) }
             started = true
-            buffer = Data(buffer[buffer.index(after: separator)...])
+            start = separator + 1
         }
+        buffer = Data(buffer[start...])
         guard buffer.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
         return frames
     }
@@ -173,6 +175,16 @@ struct JSONSequenceFramer: Framer {
 }
 
 extension Data {
+    /// The indices of every `byte`, found on the contiguous bytes: `Data`'s own collection
+    /// methods go through its representation for every byte, ten times slower.
+    func indices(of byte: UInt8) -> [Index] {
+        withUnsafeBytes { raw in
+            var found: [Index] = []
+            for offset in raw.indices where raw[offset] == byte { found.append(startIndex + offset) }
+            return found
+        }
+    }
+
     /// Without leading and trailing JSON whitespace.
     fileprivate func trimmingWhitespace() -> Data {
         let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }

@@ -133,7 +133,9 @@ enum JSONParser {
                 let byte = bytes[index]
                 index += 1
                 switch byte {
-                case UInt8(ascii: "\""): return try text(unescaped)
+                case UInt8(ascii: "\""):
+                    guard let text = unescaped.withUnsafeBytes(String.init(utf8Validating:)) else { throw Invalid() }
+                    return text
                 case UInt8(ascii: "\\"): try unescape(into: &unescaped)
                 case ..<0x20: throw Invalid()
                 default: unescaped.append(byte)
@@ -142,8 +144,8 @@ enum JSONParser {
             throw Invalid()
         }
 
-        private func text(_ utf8: some Collection<UInt8>) throws(Invalid) -> String {
-            guard let text = String(validating: utf8, as: UTF8.self) else { throw Invalid() }
+        private func text(_ utf8: UnsafeRawBufferPointer) throws(Invalid) -> String {
+            guard let text = String(utf8Validating: utf8) else { throw Invalid() }
             return text
         }
 
