@@ -19,22 +19,26 @@ public final class CookieJar: Resettable {
     /// The most cookies kept in all.
     public static let maximumCookies = 3000
 
+    /// A stored cookie and when it was first stored, to break ties between equal creation times.
+    private struct Entry {
+        var cookie: Cookie
+        let order: Int
+    }
+
     private struct State {
         /// The cookies of each domain, by identity (name, domain and path): a request looks up
         /// only its host's domain and the domains above it.
-        var domains: [String: [String: Cookie]] = [:]
+        var domains: [String: [String: Entry]] = [:]
         var count = 0
-        /// The order cookies were first stored in, to break ties between equal creation times.
-        var order: [String: Int] = [:]
         var nextOrder = 0
         var generation = 0
         var version = 0
 
-        var all: [Cookie] { domains.values.flatMap(\.values) }
+        /// Every entry, oldest first.
+        var all: [Entry] { domains.values.flatMap(\.values).sorted { $0.order < $1.order } }
 
         mutating func removeAll() {
             domains = [:]
-            order = [:]
             count = 0
         }
     }
@@ -85,18 +89,19 @@ public final class CookieJar: Resettable {
     public func cookies(for url: URL, now: Date = Date()) -> [Cookie] {
         guard let target = CookieRules.Target(url) else { return [] }
         let found = state.withLock { state in
-            var found: [(cookie: Cookie, order: Int)] = []
+            var found: [Entry] = []
             for domain in target.candidateDomains {
-                guard let cookies = state.domains[domain] else { continue }
-                for cookie in cookies.values where !cookie.isExpired(at: now) && cookie.matches(target) {
-                    found.append((cookie, state.order[cookie.identity] ?? 0))
+                guard let entries = state.domains[domain] else { continue }
+                for entry in entries.values where !entry.cookie.isExpired(at: now) && entry.cookie.matches(target) {
+                    found.append(entry)
                 }
             }
             return found
         }
         guard found.count > 1 else { return found.map(\.cookie) }
         return found.sorted { lhs, rhs in
-            if lhs.cookie.path.count != rhs.cookie.path.count { return lhs.cookie.path.count > rhs.cookie.path.count }
+            let (left, right) = (lhs.cookie.path.utf8.count, rhs.cookie.path.utf8.count)
+            if left != right { return left > right }
             if lhs.cookie.createdAt != rhs.cookie.createdAt { return lhs.cookie.createdAt < rhs.cookie.createdAt }
             return lhs.order < rhs.order
         }.map(\.cookie)
@@ -112,7 +117,7 @@ public final class CookieJar: Resettable {
     public var allCookies: [Cookie] {
         let now = Date()
         return state.withLock { state in
-            state.all.filter { !$0.isExpired(at: now) }.sorted { (state.order[$0.identity] ?? 0) < (state.order[$1.identity] ?? 0) }
+            state.all.map(\.cookie).filter { !$0.isExpired(at: now) }
         }
     }
 
@@ -164,39 +169,38 @@ public final class CookieJar: Resettable {
     }
 
     private static func put(_ cookie: Cookie, into state: inout State, now: Date) {
-        var cookie = cookie
         let identity = cookie.identity
+        var entry = Entry(cookie: cookie, order: state.nextOrder)
         if let existing = state.domains[cookie.domain]?[identity] {
-            cookie.createdAt = existing.createdAt
+            entry = Entry(cookie: cookie, order: existing.order)
+            entry.cookie.createdAt = existing.cookie.createdAt
         } else {
-            state.order[identity] = state.nextOrder
             state.nextOrder += 1
             state.count += 1
         }
-        state.domains[cookie.domain, default: [:]][identity] = cookie
+        // Assigned through `default:`, which changes the domain's dictionary in place.
+        state.domains[cookie.domain, default: [:]][identity] = entry
         evict(&state, now: now, domain: cookie.domain)
     }
 
     private static func remove(_ cookie: Cookie, from state: inout State) {
-        let identity = cookie.identity
-        guard state.domains[cookie.domain]?.removeValue(forKey: identity) != nil else { return }
+        guard state.domains[cookie.domain]?.removeValue(forKey: cookie.identity) != nil else { return }
         if state.domains[cookie.domain]?.isEmpty == true { state.domains[cookie.domain] = nil }
-        state.order[identity] = nil
         state.count -= 1
     }
 
     /// Drops the domain's expired cookies and its oldest beyond the limit; past the jar's limit,
     /// every expired cookie, then the oldest.
     private static func evict(_ state: inout State, now: Date, domain: String) {
-        let order = state.order
-        let byAge = { (cookies: [Cookie]) in cookies.sorted { (order[$0.identity] ?? 0) < (order[$1.identity] ?? 0) } }
-        for cookie in state.domains[domain]?.values.filter({ $0.isExpired(at: now) }) ?? [] { remove(cookie, from: &state) }
+        let expired = state.domains[domain]?.values.filter { $0.cookie.isExpired(at: now) } ?? []
+        for entry in expired { remove(entry.cookie, from: &state) }
         if let live = state.domains[domain], live.count > maximumCookiesPerDomain {
-            for cookie in byAge(Array(live.values)).dropLast(maximumCookiesPerDomain) { remove(cookie, from: &state) }
+            let oldest = live.values.sorted { $0.order < $1.order }.dropLast(maximumCookiesPerDomain)
+            for entry in oldest { remove(entry.cookie, from: &state) }
         }
         guard state.count > maximumCookies else { return }
-        for cookie in state.all where cookie.isExpired(at: now) { remove(cookie, from: &state) }
-        for cookie in byAge(state.all).prefix(max(0, state.count - maximumCookies)) { remove(cookie, from: &state) }
+        for entry in state.all where entry.cookie.isExpired(at: now) { remove(entry.cookie, from: &state) }
+        for entry in state.all.prefix(max(0, state.count - maximumCookies)) { remove(entry.cookie, from: &state) }
     }
 
     /// Applies a change, then saves a file-backed jar.
@@ -205,7 +209,7 @@ public final class CookieJar: Resettable {
         let snapshot = state.withLock { state -> (version: Int, cookies: [Cookie]) in
             body(&state)
             state.version += 1
-            return (state.version, state.all)
+            return (state.version, state.all.map(\.cookie))
         }
         // Writes happen one at a time, and an older snapshot never overwrites a newer one.
         written.withLock { written in
