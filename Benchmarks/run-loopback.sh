@@ -80,13 +80,14 @@ echo "Server: nginx $("$nginx_bin" -v 2>&1 | cut -d/ -f2) on core $server_core; 
 echo
 taskset -c "$client_cores" "$bin" requests "$base" "$requests" "$rounds"
 
-echo "One streamed download of $stream_bytes bytes, each client in a process of its own"
+echo "Streamed downloads of $stream_bytes bytes, each client in a process of its own (median of $rounds; peak"
+echo "RSS of the whole process)"
 echo
 echo "| client | throughput | peak RSS |"
 echo "|---|---|---|"
 for client in rawAsyncHTTPClient faradayAsyncHTTPClientEmpty faradayAsyncHTTPClientSix \
     rawURLSession faradayURLSessionEmpty faradayURLSessionSix; do
-    taskset -c "$client_cores" "$bin" stream "$base" "$client" "$stream_bytes"
+    taskset -c "$client_cores" "$bin" stream "$base" "$client" "$stream_bytes" "$rounds"
 done
 
 if perf stat -e instructions true >/dev/null 2>&1; then

@@ -60,12 +60,17 @@ struct Runner: Sendable {
         }
     }
 
-    /// AsyncHTTPClient's async API, configured as the adapter configures its clients.
-    private static func rawAsyncHTTPClient(base: URL) -> Runner {
+    /// A client configured as the adapter configures its own: no redirects, no decompression.
+    private static func makeHTTPClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
-        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    /// AsyncHTTPClient's async API.
+    private static func rawAsyncHTTPClient(base: URL) -> Runner {
+        let http = makeHTTPClient()
         let prefix = base.absoluteString
         return Runner(
             get: { path in
@@ -84,10 +89,7 @@ struct Runner: Sendable {
     /// AsyncHTTPClient's `HTTPClientResponseDelegate` API with its own collecting delegate: what
     /// AsyncHTTPClientAdapter is built on.
     private static func rawAsyncHTTPClientDelegate(base: URL) -> Runner {
-        var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .disallow
-        configuration.decompression = .disabled
-        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let http = makeHTTPClient()
         let prefix = base.absoluteString
         return Runner(
             get: { path in
@@ -177,7 +179,7 @@ enum LoopbackError: Error, CustomStringConvertible {
         case .usage:
             """
             usage: LoopbackBenchmark requests BASE_URL [COUNT] [ROUNDS] [CLIENT]
-                   LoopbackBenchmark stream BASE_URL CLIENT [BYTES]
+                   LoopbackBenchmark stream BASE_URL CLIENT [BYTES] [ROUNDS]
                    LoopbackBenchmark label CLIENT
             clients: \(Client.allCases.map(\.rawValue).joined(separator: ", "))
             """

@@ -3,7 +3,7 @@
 // pins the server and this process to cores of their own).
 //
 //     LoopbackBenchmark requests BASE_URL [COUNT] [ROUNDS] [CLIENT]   # sequential and 64 in flight
-//     LoopbackBenchmark stream BASE_URL CLIENT [BYTES]                # one streamed download, peak RSS
+//     LoopbackBenchmark stream BASE_URL CLIENT [BYTES] [ROUNDS]       # streamed downloads, peak RSS
 //     LoopbackBenchmark label CLIENT                                  # a client's name in the tables
 //
 // Every row of one run is measured in the same process, against the same server, in rounds that
@@ -41,7 +41,8 @@ case "requests":
     }
 case "stream":
     guard arguments.count > 2, let base = URL(string: arguments[1]), let client = Client(rawValue: arguments[2]) else { usage() }
-    let result = try await measureStream(client, bytes: integer(at: 3, default: 1 << 30), base: base)
+    let result = try await measureStream(
+        client, bytes: integer(at: 3, default: 1 << 30), rounds: integer(at: 4, default: 3), base: base)
     print(result.markdownRow)
 default:
     usage()
