@@ -25,7 +25,7 @@ extension HTTPFields {
     public mutating func accepts(contentTypes: [String]) {
         let existing = self[values: .accept]
         guard !existing.isEmpty else {
-            if !contentTypes.isEmpty { self[.accept] = contentTypes.count == 1 ? contentTypes[0] : contentTypes.joined(separator: ", ") }
+            if !contentTypes.isEmpty { self[.accept] = contentTypes.joined(separator: ", ") }
             return
         }
         var accepted = existing.flatMap { $0.split(separator: ",") }.map(\.trimmingHTTPWhitespace).filter { !$0.isEmpty }

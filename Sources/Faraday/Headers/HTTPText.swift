@@ -1,8 +1,8 @@
 import Foundation
 
-/// Small text operations on header values, on their UTF-8 bytes: header syntax is ASCII, and
-/// Foundation's `CharacterSet` trimming and Unicode case mapping cost microseconds per call on
-/// the hot path.
+/// Small text operations on UTF-8 bytes, for header values, JSON and event streams: header syntax
+/// is ASCII, and Foundation's `CharacterSet` trimming, Unicode case mapping and the generic
+/// `String(validating:)` cost microseconds per call on the hot path.
 extension String {
     /// Without leading and trailing spaces and tabs (HTTP's optional whitespace, RFC 9110 §5.6.3).
     package var trimmingHTTPWhitespace: Substring { self[...].trimmingHTTPWhitespace }
@@ -16,6 +16,20 @@ extension String {
     /// schemes and domains nearly always are).
     package var lowercasedCheaply: String {
         utf8.allSatisfy { $0 < 0x80 } ? lowercasedASCII : lowercased()
+    }
+
+    /// `bytes` as a string when they are valid UTF-8, else `nil`: what `String(validating:)`
+    /// does, without the generic dispatch that makes it slow on raw buffers.
+    package init?(utf8Validating bytes: UnsafeRawBufferPointer) {
+        let decoded = String(decoding: bytes, as: UTF8.self)  // invalid bytes become U+FFFD
+        guard decoded.utf8.elementsEqual(bytes) else { return nil }
+        self = decoded
+    }
+
+    /// The UTF-8 bytes as `Data`, copied in one go.
+    package var utf8Data: Data {
+        var text = self
+        return text.withUTF8 { Data($0) }
     }
 }
 
@@ -38,22 +52,6 @@ extension Substring {
     /// Whether the two are equal ignoring the case of ASCII letters.
     package func equalsIgnoringASCIICase(_ other: String) -> Bool {
         utf8.elementsEqual(other.utf8) { HTTPText.lowercased($0) == HTTPText.lowercased($1) }
-    }
-}
-
-extension String {
-    /// `bytes` as a string when they are valid UTF-8, else `nil`: what `String(validating:)`
-    /// does, without the generic dispatch that makes it slow on raw buffers.
-    package init?(utf8Validating bytes: UnsafeRawBufferPointer) {
-        let decoded = String(decoding: bytes, as: UTF8.self)  // invalid bytes become U+FFFD
-        guard decoded.utf8.elementsEqual(bytes) else { return nil }
-        self = decoded
-    }
-
-    /// The UTF-8 bytes as `Data`, copied in one go.
-    package var utf8Data: Data {
-        var text = self
-        return text.withUTF8 { Data($0) }
     }
 }
 

@@ -177,7 +177,7 @@ struct JSONSequenceFramer: Framer {
 extension Data {
     /// The indices of every `byte`, found on the contiguous bytes: `Data`'s own collection
     /// methods go through its representation for every byte, ten times slower.
-    func indices(of byte: UInt8) -> [Index] {
+    fileprivate func indices(of byte: UInt8) -> [Index] {
         withUnsafeBytes { raw in
             var found: [Index] = []
             for offset in raw.indices where raw[offset] == byte { found.append(startIndex + offset) }
