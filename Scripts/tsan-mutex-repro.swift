@@ -1,3 +1,4 @@
+import Foundation
 // A Mutex used correctly from concurrent tasks, which ThreadSanitizer on Linux (Swift 6.3.1)
 // reports as a "Swift access race" although every access is inside withLock and the count is
 // right: its futex-based lock is invisible to ThreadSanitizer. This is why Faraday guards shared
@@ -5,15 +6,24 @@
 //
 //     swiftc -sanitize=thread -swift-version 6 -parse-as-library Scripts/tsan-mutex-repro.swift -o /tmp/repro && /tmp/repro
 import Synchronization
-import Foundation
-struct Request: Sendable { var url: URL; var name: String }
+
+struct Request: Sendable {
+    var url: URL
+    var name: String
+}
 final class Adapter: Sendable {
-    struct State { var calls: [Request] = []; var count = 0 }
+    struct State {
+        var calls: [Request] = []
+        var count = 0
+    }
     private let state = Mutex(State())
     func call(_ request: Request) async throws -> Int {
         state.withLock { $0.calls.append(request) }
         try await Task.sleep(for: .microseconds(10))
-        return state.withLock { $0.count += 1; return $0.count }
+        return state.withLock {
+            $0.count += 1
+            return $0.count
+        }
     }
     var calls: Int { state.withLock { $0.calls.count } }
 }
@@ -22,7 +32,9 @@ final class Adapter: Sendable {
         let adapter = Adapter()
         try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<200 {
-                group.addTask { try await adapter.call(Request(url: URL(string: "https://x/\(index)")!, name: "\(index)")) }
+                group.addTask {
+                    try await adapter.call(Request(url: URL(string: "https://x/\(index)")!, name: "\(index)"))
+                }
             }
             for try await _ in group {}
         }

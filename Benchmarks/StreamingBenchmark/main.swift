@@ -25,9 +25,12 @@ let started = ContinuousClock.now
 var frames = 0
 var failure: FaradayError?
 do {
-    for try await env in connection.get("ndjson?bytes=\(bytes)", configure: { $0.options.streaming = streaming }).completions
+    for try await env in connection.get("ndjson?bytes=\(bytes)", configure: { $0.options.streaming = streaming })
+        .completions
     where !env.isFinal {
-        guard env.json?["n"]?.int == frames else { throw FaradayError(.invalidResponse, "record \(frames) is out of order") }
+        guard env.json?["n"]?.int == frames else {
+            throw FaradayError(.invalidResponse, "record \(frames) is out of order")
+        }
         frames += 1
     }
 } catch {
@@ -36,7 +39,13 @@ do {
 let elapsed = ContinuousClock.now - started
 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 let mebibytes = Double(frames * 128) / 1_048_576
-if let failure { print("| \(useURLSession ? "URLSessionAdapter" : "AsyncHTTPClientAdapter") | failed after \(frames) frames: \(failure.code) |") }
-print("| \(useURLSession ? "URLSessionAdapter" : "AsyncHTTPClientAdapter") | \(frames) frames | \(String(format: "%.0f", mebibytes)) MiB | \(String(format: "%.1f", seconds)) s | \(String(format: "%.0f", Double(frames) / seconds)) frames/s | \(ProcessMemory.peak >> 20) MiB peak RSS |")
+if let failure {
+    print(
+        "| \(useURLSession ? "URLSessionAdapter" : "AsyncHTTPClientAdapter") | failed after \(frames) frames: \(failure.code) |"
+    )
+}
+print(
+    "| \(useURLSession ? "URLSessionAdapter" : "AsyncHTTPClientAdapter") | \(frames) frames | \(String(format: "%.0f", mebibytes)) MiB | \(String(format: "%.1f", seconds)) s | \(String(format: "%.0f", Double(frames) / seconds)) frames/s | \(ProcessMemory.peak >> 20) MiB peak RSS |"
+)
 try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
 try await server.shutdown()

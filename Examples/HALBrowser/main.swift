@@ -26,7 +26,9 @@ let firstPage = try await root.follow("shop:orders", on: connection)
 for try await page in firstPage.pages(on: connection) {
     for order in page.embedded("shop:order") {
         let items = order.embedded("shop:item").compactMap { $0["sku"]?.string }
-        print("  page \(page["page"] ?? "?"): order \(order["id"] ?? "?"), \(order["status"]?.string ?? "?"), items \(items)")
+        print(
+            "  page \(page["page"] ?? "?"): order \(order["id"] ?? "?"), \(order["status"]?.string ?? "?"), items \(items)"
+        )
     }
 }
 

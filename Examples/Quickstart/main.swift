@@ -26,7 +26,9 @@ struct PrintCompletions: Middleware {
 
     func onComplete(_ env: inout Env) throws {
         let status = env.status.map { "\($0.code)" } ?? "-"
-        print("  <- \(env.request.method.rawValue) \(env.request.url.path) \(status) \(env.phase) \(env.body.count) bytes")
+        print(
+            "  <- \(env.request.method.rawValue) \(env.request.url.path) \(status) \(env.phase) \(env.body.count) bytes"
+        )
     }
 
     struct Handler: Faraday.Handler {

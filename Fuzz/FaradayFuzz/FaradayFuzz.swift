@@ -23,10 +23,12 @@ struct FaradayFuzz {
         }
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { bytes, count in
-            fuzzTarget?.run(bytes.map { Data(bytes: $0, count: count) } ?? Data())
-            return 0
-        })
+        exit(
+            LLVMFuzzerRunDriver(&argc, &argv) { bytes, count in
+                fuzzTarget?.run(bytes.map { Data(bytes: $0, count: count) } ?? Data())
+                return 0
+            }
+        )
         #else
         try replay(CommandLine.arguments.dropFirst())
         #endif
@@ -41,7 +43,8 @@ struct FaradayFuzz {
         var count = 0
         for path in arguments.dropFirst() {
             let url = URL(fileURLWithPath: path)
-            let files = (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? [url]
+            let files =
+                (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? [url]
             for file in files {
                 target.run(try Data(contentsOf: file))
                 count += 1

@@ -3,8 +3,8 @@ import Faraday
 import Foundation
 import NIOCore
 import NIOFoundationCompat
-import NIOPosix
 import NIOHTTP1
+import NIOPosix
 import Synchronization
 
 extension AsyncHTTPClientAdapter {
@@ -28,15 +28,19 @@ extension AsyncHTTPClientAdapter {
             let stream = try request.body.makeStream()
             let timeout = writeTimeout.map { TimeAmount($0) }
             let failure = FaradayError(
-                .writeTimeout, "The server did not accept the request body within \(writeTimeout.map { "\($0)" } ?? "")",
-                method: request.method, url: request.url)
+                .writeTimeout,
+                "The server did not accept the request body within \(writeTimeout.map { "\($0)" } ?? "")",
+                method: request.method,
+                url: request.url
+            )
             body = .stream(contentLength: request.body.length.map(Int64.init)) { writer in
                 let promise = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
                 promise.completeWithTask {
                     for try await chunk in stream {
                         var offset = chunk.startIndex
                         while offset < chunk.endIndex {
-                            let end = chunk.index(offset, offsetBy: 64 * 1024, limitedBy: chunk.endIndex) ?? chunk.endIndex
+                            let end =
+                                chunk.index(offset, offsetBy: 64 * 1024, limitedBy: chunk.endIndex) ?? chunk.endIndex
                             let write = writer.write(.byteBuffer(ByteBuffer(bytes: chunk[offset..<end])))
                             try await awaitWrite(write, timeout: timeout, failure: failure)
                             offset = end
@@ -48,7 +52,11 @@ extension AsyncHTTPClientAdapter {
         }
         do {
             return try HTTPClient.Request(
-                url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers, body: body)
+                url: request.url,
+                method: HTTPMethod(rawValue: request.method.rawValue),
+                headers: headers,
+                body: body
+            )
         } catch {
             throw faradayError(error, request: request)
         }
@@ -56,7 +64,9 @@ extension AsyncHTTPClientAdapter {
 
     /// Waits for a body write, failing with `failure` when it takes longer than `timeout`.
     private static func awaitWrite(
-        _ write: EventLoopFuture<Void>, timeout: TimeAmount?, failure: FaradayError
+        _ write: EventLoopFuture<Void>,
+        timeout: TimeAmount?,
+        failure: FaradayError
     ) async throws {
         guard let timeout else { return try await write.get() }
         let outcome = write.eventLoop.makePromise(of: Void.self)
@@ -75,7 +85,12 @@ extension AsyncHTTPClientAdapter {
     static func status(_ status: HTTPResponseStatus, request: Request) throws(FaradayError) -> HTTPResponse.Status {
         let code = Int(status.code)
         guard (100...999).contains(code) else {
-            throw FaradayError(.invalidResponse, "The server sent the status code \(code).", method: request.method, url: request.url)
+            throw FaradayError(
+                .invalidResponse,
+                "The server sent the status code \(code).",
+                method: request.method,
+                url: request.url
+            )
         }
         return HTTPResponse.Status(code: code, reasonPhrase: status.reasonPhrase)
     }

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Faraday
 import NIOCore
-import NIOPosix
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 
 extension AsyncHTTPClientAdapter {
@@ -21,14 +21,18 @@ extension AsyncHTTPClientAdapter {
         case let error as HTTPClientError:
             switch error {
             case .cancelled, .requestStreamCancelled: return make(.cancelled, "The request was cancelled.")
-            case .connectTimeout, .getConnectionFromPoolTimeout: return make(.connectTimeout, "Opening the connection timed out.")
+            case .connectTimeout, .getConnectionFromPoolTimeout:
+                return make(.connectTimeout, "Opening the connection timed out.")
             case .tlsHandshakeTimeout: return make(.connectTimeout, "The TLS handshake timed out.")
             case .readTimeout: return make(.readTimeout, "No response bytes arrived within the read timeout.")
             case .writeTimeout: return make(.writeTimeout, "Sending the request timed out.")
             case .deadlineExceeded: return make(.callTimeout, "The call did not finish before its deadline.")
-            case .remoteConnectionClosed: return make(.connectionFailed, "The server closed the connection before the response was complete.")
-            case .bodyLengthMismatch: return make(.invalidRequest, "The request body's length differs from its declared length.")
-            case .invalidURL, .emptyHost, .emptyScheme: return make(.invalidURL, "The URL cannot be requested: \(error).")
+            case .remoteConnectionClosed:
+                return make(.connectionFailed, "The server closed the connection before the response was complete.")
+            case .bodyLengthMismatch:
+                return make(.invalidRequest, "The request body's length differs from its declared length.")
+            case .invalidURL, .emptyHost, .emptyScheme:
+                return make(.invalidURL, "The URL cannot be requested: \(error).")
             default: return make(.connectionFailed, "The HTTP client failed: \(error).")
             }
         case is NIOSSLError, is NIOSSLExtraError, is BoringSSLError:

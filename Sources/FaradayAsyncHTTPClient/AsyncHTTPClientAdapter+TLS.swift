@@ -10,7 +10,10 @@ import X509
 extension AsyncHTTPClientAdapter {
     /// The TLS configuration for a request: the adapter's, with the request's ``TLSOptions``
     /// applied. `nil` (the client's own) when neither sets anything.
-    static func tlsConfiguration(_ options: TLSOptions, base: TLSConfiguration?) throws(FaradayError) -> TLSConfiguration? {
+    static func tlsConfiguration(
+        _ options: TLSOptions,
+        base: TLSConfiguration?
+    ) throws(FaradayError) -> TLSConfiguration? {
         guard !options.isDefault else { return base }
         var tls = base ?? .makeClientConfiguration()
         do {
@@ -24,23 +27,30 @@ extension AsyncHTTPClientAdapter {
                 tls.certificateChain = try identity.certificateChain.map {
                     .certificate(try NIOSSLCertificate(bytes: $0.der, format: .der))
                 }
-                tls.privateKey = switch identity.privateKey {
-                case .pem(let text): .privateKey(try NIOSSLPrivateKey(bytes: Array(text.utf8), format: .pem))
-                case .der(let bytes): .privateKey(try NIOSSLPrivateKey(bytes: bytes, format: .der))
-                }
+                tls.privateKey =
+                    switch identity.privateKey {
+                    case .pem(let text): .privateKey(try NIOSSLPrivateKey(bytes: Array(text.utf8), format: .pem))
+                    case .der(let bytes): .privateKey(try NIOSSLPrivateKey(bytes: bytes, format: .der))
+                    }
             }
         } catch {
-            throw FaradayError(.invalidRequest, "The TLS options hold a certificate or key that cannot be read: \(error).", underlying: error)
+            throw FaradayError(
+                .invalidRequest,
+                "The TLS options hold a certificate or key that cannot be read: \(error).",
+                underlying: error
+            )
         }
-        tls.minimumTLSVersion = switch options.minimumVersion {
-        case .v1_2: .tlsv12
-        case .v1_3: .tlsv13
-        }
-        tls.certificateVerification = switch options.verification {
-        case .full: .fullVerification
-        case .skipHostnameCheck: .noHostnameVerification
-        case .insecureNoVerification: .none
-        }
+        tls.minimumTLSVersion =
+            switch options.minimumVersion {
+            case .v1_2: .tlsv12
+            case .v1_3: .tlsv13
+            }
+        tls.certificateVerification =
+            switch options.verification {
+            case .full: .fullVerification
+            case .skipHostnameCheck: .noHostnameVerification
+            case .insecureNoVerification: .none
+            }
         return tls
     }
 }
@@ -99,10 +109,14 @@ struct ConnectionPinVerifier: Sendable {
         do {
             let known = try (pinned.trustRoots + pinned.rule.allPins.compactMap(\.pinnedCertificate))
                 .map { try Certificate(derEncoded: $0.der) }
-            let roots = pinned.trustsSystemRoots
+            let roots =
+                pinned.trustsSystemRoots
                 ? CertificateStore.systemTrustRoots.appending(contentsOf: known) : CertificateStore(known)
             var verifier = Verifier(rootCertificates: roots) { RFC5280Policy() }
-            let result = await verifier.validate(leaf: try Certificate(derEncoded: leaf.der), intermediates: CertificateStore())
+            let result = await verifier.validate(
+                leaf: try Certificate(derEncoded: leaf.der),
+                intermediates: CertificateStore()
+            )
             guard case .validCertificate(let validated) = result else { return [] }
             return try validated.dropFirst().map { try TLSCertificate(pem: $0.serializeAsPEM().pemString) }
         } catch {
@@ -115,6 +129,7 @@ struct ConnectionPinVerifier: Sendable {
             certificate,
             sha256: Array(SHA256.hash(data: certificate.der)),
             sha1: Array(Insecure.SHA1.hash(data: certificate.der)),
-            publicKeySHA256: Array(SHA256.hash(data: certificate.subjectPublicKeyInfo)))
+            publicKeySHA256: Array(SHA256.hash(data: certificate.subjectPublicKeyInfo))
+        )
     }
 }

@@ -3,8 +3,8 @@ import Faraday
 import Foundation
 import NIOCore
 import NIOFoundationCompat
-import NIOPosix
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import Tracing
 
@@ -95,7 +95,11 @@ public final class AsyncHTTPClientAdapter: Adapter {
         try options.pinning?.refusePlainHTTP(request)
         if let policy = options.pinning, let host = request.url.host, let rule = policy.activeRule(for: host) {
             let pinnedHost = PinnedHost(
-                host: host, rule: rule, trustRoots: options.tls.trustRoots, trustsSystemRoots: options.tls.trustsSystemRoots)
+                host: host,
+                rule: rule,
+                trustRoots: options.tls.trustRoots,
+                trustsSystemRoots: options.tls.trustsSystemRoots
+            )
             pinned = pinnedHost
             verifier = ConnectionPinVerifier(pinned: pinnedHost, policy: policy)
         }
@@ -103,7 +107,8 @@ public final class AsyncHTTPClientAdapter: Adapter {
             connect: options.openTimeout ?? configuration.connectTimeout,
             read: options.readTimeout ?? configuration.readTimeout,
             write: options.writeTimeout ?? configuration.writeTimeout,
-            pinned: pinned)
+            pinned: pinned
+        )
         return try state.withLock { state throws(FaradayError) in
             guard !state.isShutDown else {
                 throw FaradayError(.connectionFailed, "The adapter has been shut down.")
@@ -116,7 +121,8 @@ public final class AsyncHTTPClientAdapter: Adapter {
                 connectionPool: .init(idleTimeout: .init(configuration.idleTimeout)),
                 proxy: nil,
                 ignoreUncleanSSLShutdown: false,
-                decompression: .disabled)
+                decompression: .disabled
+            )
             clientConfiguration.httpVersion = configuration.httpVersion
             clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit =
                 configuration.maximumConnectionsPerHost
@@ -137,7 +143,9 @@ public final class AsyncHTTPClientAdapter: Adapter {
 
     private static func clientTimeout(_ timeouts: ClientKey) -> HTTPClient.Configuration.Timeout {
         var timeout = HTTPClient.Configuration.Timeout(
-            connect: TimeAmount(timeouts.connect), read: timeouts.read.map(TimeAmount.init))
+            connect: TimeAmount(timeouts.connect),
+            read: timeouts.read.map(TimeAmount.init)
+        )
         timeout.write = timeouts.write.map(TimeAmount.init)
         return timeout
     }
@@ -148,8 +156,13 @@ public final class AsyncHTTPClientAdapter: Adapter {
         let request = env.request
         let client = try client(for: request)
         var clientRequest = try Self.makeRequest(
-            request, writeTimeout: request.options.writeTimeout ?? configuration.writeTimeout)
-        clientRequest.tlsConfiguration = try Self.tlsConfiguration(request.options.tls, base: configuration.tlsConfiguration)
+            request,
+            writeTimeout: request.options.writeTimeout ?? configuration.writeTimeout
+        )
+        clientRequest.tlsConfiguration = try Self.tlsConfiguration(
+            request.options.tls,
+            base: configuration.tlsConfiguration
+        )
         let streams = request.options.streaming != nil
         let delegate = ResponseDelegate(streams: streams, maxBufferedBodySize: request.options.maxBufferedBodySize)
         let deadline = request.options.timeout.map { NIODeadline.now() + TimeAmount($0) }
@@ -170,7 +183,8 @@ public final class AsyncHTTPClientAdapter: Adapter {
         var completion = env
         completion.response = ResponseData(
             status: try Self.status(head.head.status, request: request),
-            headers: Self.fields(head.head.headers))
+            headers: Self.fields(head.head.headers)
+        )
         guard streams else {
             completion.response?.body = head.body.map { Data(buffer: $0, byteTransferStrategy: .noCopy) } ?? Data()
             return .buffered(completion)
@@ -179,6 +193,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
             head: completion,
             nextFrame: { try await delegate.nextPart().map { Data(buffer: $0, byteTransferStrategy: .noCopy) } },
             cancelTransfer: { task.cancel() },
-            mapError: { Self.faradayError($0, request: request) })
+            mapError: { Self.faradayError($0, request: request) }
+        )
     }
 }

@@ -59,7 +59,8 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
     /// The next body part in streamed mode; `nil` at the end.
     func nextPart() async throws -> ByteBuffer? {
         try await withCheckedThrowingContinuation { continuation in
-            let (result, promise) = state.withLock { state -> (Result<ByteBuffer?, any Error>?, EventLoopPromise<Void>?) in
+            let (result, promise) = state.withLock {
+                state -> (Result<ByteBuffer?, any Error>?, EventLoopPromise<Void>?) in
                 if let (part, promise) = state.pending {
                     state.pending = nil
                     return (.success(part), promise)

@@ -37,12 +37,14 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         let query = String(decoding: data, as: UTF8.self)
         let encoders: [any ParamsEncoder] = [NestedParamsEncoder(), FlatParamsEncoder()]
         for encoder in encoders {
-            guard let params = try? encoder.decode(query), let again = try? encoder.decode(encoder.encode(params)) else {
+            guard let params = try? encoder.decode(query), let again = try? encoder.decode(encoder.encode(params))
+            else {
                 continue
             }
             precondition(
                 (try? encoder.decode(encoder.encode(again))) == again,
-                "\(type(of: encoder)) is not stable on \(query.debugDescription)")
+                "\(type(of: encoder)) is not stable on \(query.debugDescription)"
+            )
         }
     }
 

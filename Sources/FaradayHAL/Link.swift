@@ -28,8 +28,14 @@ extension Representation {
 
         /// Creates a link.
         public init(
-            href: String, templated: Bool = false, type: String? = nil, deprecation: String? = nil, name: String? = nil,
-            profile: String? = nil, title: String? = nil, hreflang: String? = nil
+            href: String,
+            templated: Bool = false,
+            type: String? = nil,
+            deprecation: String? = nil,
+            name: String? = nil,
+            profile: String? = nil,
+            title: String? = nil,
+            hreflang: String? = nil
         ) {
             self.href = href
             self.templated = templated
@@ -63,9 +69,15 @@ extension Representation {
                 return text
             }
             self.init(
-                href: href, templated: object["templated"]?.bool ?? false, type: try string("type"),
-                deprecation: try string("deprecation"), name: try string("name"), profile: try string("profile"),
-                title: try string("title"), hreflang: try string("hreflang"))
+                href: href,
+                templated: object["templated"]?.bool ?? false,
+                type: try string("type"),
+                deprecation: try string("deprecation"),
+                name: try string("name"),
+                profile: try string("profile"),
+                title: try string("title"),
+                hreflang: try string("hreflang")
+            )
         }
 
         var json: JSON {

@@ -16,14 +16,17 @@ extension Representation {
     /// fails with its status error; an answer that is not HAL fails with
     /// ``FaradayError/Code/parsingFailed``.
     public func follow(
-        _ relation: String, with variables: [String: URITemplate.Value] = [:], name: String? = nil,
+        _ relation: String,
+        with variables: [String: URITemplate.Value] = [:],
+        name: String? = nil,
         on connection: Connection
     ) async throws -> Representation {
         guard let link = link(relation, name: name) else {
             let which = name.map { " named \"\($0)\"" } ?? ""
             throw FaradayError(
                 .relationNotFound,
-                "The representation has no link \"\(relation)\"\(which); it has: \(relations.joined(separator: ", ")).")
+                "The representation has no link \"\(relation)\"\(which); it has: \(relations.joined(separator: ", "))."
+            )
         }
         return try await connection.representation(at: resolve(try link.expand(variables)))
     }
@@ -52,7 +55,8 @@ extension Representation {
                 let available = Set(level.flatMap { $0.embedded.keys }).sorted()
                 throw FaradayError(
                     .relationNotFound,
-                    "No resource embeds \"\(relation)\"; embedded relations there: \(available.joined(separator: ", ")).")
+                    "No resource embeds \"\(relation)\"; embedded relations there: \(available.joined(separator: ", "))."
+                )
             }
             level = level.flatMap { $0.embedded(relation) }
         }
@@ -124,7 +128,10 @@ extension Representation {
                 }
                 let href = page.resolve(next.href)
                 guard !visited.contains(href) else {
-                    throw FaradayError(.invalidResponse, "The \"\(relation)\" link of a page leads back to \(href), already seen.")
+                    throw FaradayError(
+                        .invalidResponse,
+                        "The \"\(relation)\" link of a page leads back to \(href), already seen."
+                    )
                 }
                 pending = .link(href)
                 return page
@@ -151,8 +158,12 @@ extension Response {
             let env = try await value
             guard let representation = env.representation else {
                 throw FaradayError(
-                    .parsingFailed, "The response holds no HAL document (content type \(env.response?.headers.contentType ?? "none")).",
-                    method: env.request.method, url: env.request.url, response: env.response)
+                    .parsingFailed,
+                    "The response holds no HAL document (content type \(env.response?.headers.contentType ?? "none")).",
+                    method: env.request.method,
+                    url: env.request.url,
+                    response: env.response
+                )
             }
             return representation
         }

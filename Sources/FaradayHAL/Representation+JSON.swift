@@ -64,7 +64,9 @@ extension Representation {
     }
 
     private static func relation<Element>(
-        _ value: JSON, named name: String, _ read: (JSON) throws(FaradayError) -> Element
+        _ value: JSON,
+        named name: String,
+        _ read: (JSON) throws(FaradayError) -> Element
     ) throws(FaradayError) -> Relation<Element> {
         if let array = value.array {
             var elements: [Element] = []

@@ -82,20 +82,32 @@ public struct Representation: Sendable, Hashable {
     public subscript(name: String) -> JSON? { properties[name] }
 
     /// The properties decoded as `T`.
-    public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()) throws(FaradayError) -> T {
+    public func decode<T: Decodable>(
+        _ type: T.Type = T.self,
+        decoder: JSONDecoder = JSONDecoder()
+    ) throws(FaradayError) -> T {
         try Self.decode(type, from: .object(properties), decoder: decoder, what: "The properties")
     }
 
     /// The property `name` decoded as `T`; throws ``FaradayError/Code/parsingFailed`` when it is
     /// missing or of another shape.
-    public func property<T: Decodable>(_ name: String, as type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()) throws(FaradayError) -> T {
+    public func property<T: Decodable>(
+        _ name: String,
+        as type: T.Type = T.self,
+        decoder: JSONDecoder = JSONDecoder()
+    ) throws(FaradayError) -> T {
         guard let value = properties[name] else {
             throw FaradayError(.parsingFailed, "The representation has no property \"\(name)\".")
         }
         return try Self.decode(type, from: value, decoder: decoder, what: "The property \"\(name)\"")
     }
 
-    private static func decode<T: Decodable>(_ type: T.Type, from json: JSON, decoder: JSONDecoder, what: String) throws(FaradayError) -> T {
+    private static func decode<T: Decodable>(
+        _ type: T.Type,
+        from json: JSON,
+        decoder: JSONDecoder,
+        what: String
+    ) throws(FaradayError) -> T {
         do {
             return try decoder.decode(T.self, from: JSONEncoder().encode(json))
         } catch {
@@ -168,7 +180,11 @@ public struct Representation: Sendable, Hashable {
 
     /// A copy with a link to `href` added to `relation`.
     public func addingLink(
-        _ relation: String, href: String, templated: Bool = false, name: String? = nil, title: String? = nil
+        _ relation: String,
+        href: String,
+        templated: Bool = false,
+        name: String? = nil,
+        title: String? = nil
     ) -> Representation {
         addingLink(relation, Link(href: href, templated: templated, name: name, title: title))
     }
@@ -189,7 +205,8 @@ public struct Representation: Sendable, Hashable {
     /// A copy with `representation` embedded under `relation` (a second one makes an array).
     public func embedding(_ relation: String, _ representation: Representation) -> Representation {
         var copy = self
-        copy.embedded[relation] = copy.embedded[relation].map { $0.appending(representation) } ?? .single(representation)
+        copy.embedded[relation] =
+            copy.embedded[relation].map { $0.appending(representation) } ?? .single(representation)
         return copy
     }
 

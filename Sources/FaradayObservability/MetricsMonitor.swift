@@ -34,29 +34,46 @@ public struct MetricsMonitor: EventMonitor {
 
     public func callFinished(_ call: CallInfo, response: ResponseData, bytes: Int) {
         let method = call.request.method.rawValue
-        Counter(label: "\(prefix).requests", dimensions: [("method", method), ("status", "\(response.status.code)")], factory: factory)
-            .increment()
-        Counter(label: "\(prefix).response.bytes", dimensions: [("method", method)], factory: factory).increment(by: bytes)
+        Counter(
+            label: "\(prefix).requests",
+            dimensions: [("method", method), ("status", "\(response.status.code)")],
+            factory: factory
+        )
+        .increment()
+        Counter(label: "\(prefix).response.bytes", dimensions: [("method", method)], factory: factory).increment(
+            by: bytes
+        )
         record(call)
     }
 
     public func callFailed(_ call: CallInfo, error: FaradayError) {
-        Counter(label: "\(prefix).failures", dimensions: [("method", call.request.method.rawValue), ("error", "\(error.code)")], factory: factory)
-            .increment()
+        Counter(
+            label: "\(prefix).failures",
+            dimensions: [("method", call.request.method.rawValue), ("error", "\(error.code)")],
+            factory: factory
+        )
+        .increment()
         record(call)
     }
 
     public func retryScheduled(_ call: CallInfo, attempt: Int, delay: Duration) {
-        Counter(label: "\(prefix).retries", dimensions: [("method", call.request.method.rawValue)], factory: factory).increment()
+        Counter(label: "\(prefix).retries", dimensions: [("method", call.request.method.rawValue)], factory: factory)
+            .increment()
     }
 
     public func redirected(_ call: CallInfo, to redirect: FollowRedirects.Redirect) {
-        Counter(label: "\(prefix).redirects", dimensions: [("method", call.request.method.rawValue)], factory: factory).increment()
+        Counter(label: "\(prefix).redirects", dimensions: [("method", call.request.method.rawValue)], factory: factory)
+            .increment()
     }
 
     private func record(_ call: CallInfo) {
-        let nanoseconds = call.elapsed.components.seconds * 1_000_000_000 + call.elapsed.components.attoseconds / 1_000_000_000
-        Metrics.Timer(label: "\(prefix).duration", dimensions: [("method", call.request.method.rawValue)], factory: factory)
-            .recordNanoseconds(nanoseconds)
+        let nanoseconds =
+            call.elapsed.components.seconds * 1_000_000_000 + call.elapsed.components.attoseconds / 1_000_000_000
+        Metrics.Timer(
+            label: "\(prefix).duration",
+            dimensions: [("method", call.request.method.rawValue)],
+            factory: factory
+        )
+        .recordNanoseconds(nanoseconds)
     }
 }

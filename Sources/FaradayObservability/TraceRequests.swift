@@ -38,7 +38,11 @@ public struct TraceRequests: Middleware {
     public func call(_ env: Env) async throws -> Completions {
         let tracer = handler.tracer ?? InstrumentationSystem.tracer
         let url = env.request.url
-        let span = tracer.startAnySpan(env.request.method.rawValue, context: ServiceContext.current ?? .topLevel, ofKind: .client)
+        let span = tracer.startAnySpan(
+            env.request.method.rawValue,
+            context: ServiceContext.current ?? .topLevel,
+            ofKind: .client
+        )
         span.attributes["http.request.method"] = env.request.method.rawValue
         span.attributes["url.full"] = url.absoluteString
         if let host = url.host { span.attributes["server.address"] = host }

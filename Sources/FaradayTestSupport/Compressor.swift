@@ -9,12 +9,24 @@ enum Compressor {
     /// that a huge body (a decompression bomb) never sits in memory uncompressed.
     static func compress(count: Int, format: Format, byte: (Int) -> UInt8) -> Data {
         var stream = z_stream()
-        let windowBits: Int32 = switch format {
-        case .gzip: 15 + 16
-        case .deflate: 15
-        case .raw: -15
-        }
-        guard deflateInit2_(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+        let windowBits: Int32 =
+            switch format {
+            case .gzip: 15 + 16
+            case .deflate: 15
+            case .raw: -15
+            }
+        guard
+            deflateInit2_(
+                &stream,
+                Z_BEST_COMPRESSION,
+                Z_DEFLATED,
+                windowBits,
+                8,
+                Z_DEFAULT_STRATEGY,
+                zlibVersion(),
+                Int32(MemoryLayout<z_stream>.size)
+            ) == Z_OK
+        else {
             return Data()
         }
         defer { deflateEnd(&stream) }
@@ -38,7 +50,8 @@ enum Compressor {
                         result = deflate(&stream, flush)
                         if let base = out.baseAddress { output.append(base, count: out.count - Int(stream.avail_out)) }
                     }
-                } while stream.avail_out == 0 || (flush == Z_FINISH && result != Z_STREAM_END && result != Z_STREAM_ERROR)
+                } while stream.avail_out == 0
+                    || (flush == Z_FINISH && result != Z_STREAM_END && result != Z_STREAM_ERROR)
             }
         } while offset < count
         return output

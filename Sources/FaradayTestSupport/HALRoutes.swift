@@ -31,21 +31,34 @@ enum HALRoutes {
         case ("orders", "search"?, false):
             let status = request.query["status"] ?? ""
             let found = orderIDs.filter { self.status(of: $0) == status }.map(order)
-            try await send([
-                "query": status, "count": found.count,
-                "_links": ["self": ["href": "/hal/orders/search?status=\(status)"], "curies": curies],
-                "_embedded": ["shop:order": found],
-            ], writer)
+            try await send(
+                [
+                    "query": status, "count": found.count,
+                    "_links": ["self": ["href": "/hal/orders/search?status=\(status)"], "curies": curies],
+                    "_embedded": ["shop:order": found],
+                ],
+                writer
+            )
         case ("orders", let id?, false):
-            guard let id = Int(id), orderIDs.contains(id) else { return try await writer.respond(404, text: "no order \(id)") }
+            guard let id = Int(id), orderIDs.contains(id) else {
+                return try await writer.respond(404, text: "no order \(id)")
+            }
             try await send(order(id), writer)
         case ("orders", nil, true):
             try await create(request, writer)
         case ("catalog", nil, false):
-            try await send(["_links": ["self": ["href": "/hal/catalog"], "curies": curies, "shop:books": ["href": "books"]]], writer)
+            try await send(
+                ["_links": ["self": ["href": "/hal/catalog"], "curies": curies, "shop:books": ["href": "books"]]],
+                writer
+            )
         case ("books", nil, false):
-            let books = ["Dune", "Emma", "Ulysses"].map { ["title": $0, "_links": ["self": ["href": "/hal/books/\($0.lowercased())"]]] }
-            try await send(["count": books.count, "_links": ["self": ["href": "/hal/books"]], "_embedded": ["shop:book": books]], writer)
+            let books = ["Dune", "Emma", "Ulysses"].map {
+                ["title": $0, "_links": ["self": ["href": "/hal/books/\($0.lowercased())"]]]
+            }
+            try await send(
+                ["count": books.count, "_links": ["self": ["href": "/hal/books"]], "_embedded": ["shop:book": books]],
+                writer
+            )
         case ("loop", nil, false):
             try await send(["_links": ["self": ["href": "/hal/loop"], "next": ["href": "/hal/loop"]]], writer)
         case ("broken", nil, false):
@@ -91,7 +104,9 @@ enum HALRoutes {
     private static func create(_ request: ServerRequest, _ writer: ResponseWriter) async throws {
         let type = request.head.headers.first(name: "content-type")?.split(separator: ";").first.map(String.init)
         guard type == mediaType else { return try await writer.respond(415, text: "send \(mediaType)") }
-        guard var order = try? JSONSerialization.jsonObject(with: Data(request.body.readableBytesView)) as? [String: Any] else {
+        guard
+            var order = try? JSONSerialization.jsonObject(with: Data(request.body.readableBytesView)) as? [String: Any]
+        else {
             return try await writer.respond(400, text: "malformed JSON")
         }
         order["id"] = 7

@@ -78,7 +78,10 @@ private final class HTTP2EchoHandler: ChannelInboundHandler {
             var headers = HTTPHeaders()
             headers.add(name: "x-http-version", value: "2")
             headers.add(name: "content-length", value: "\(text.utf8.count)")
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .ok, headers: headers))), promise: nil)
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .ok, headers: headers))),
+                promise: nil
+            )
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }

@@ -56,7 +56,9 @@ public struct MultipartReader {
         if summary.error == nil && state != .epilogue { summary.error = "the body ended before the closing boundary" }
         for index in summary.parts.indices {
             let part = summary.parts[index]
-            if part.length <= Self.keptContent { summary.parts[index].content = String(decoding: part.kept, as: UTF8.self) }
+            if part.length <= Self.keptContent {
+                summary.parts[index].content = String(decoding: part.kept, as: UTF8.self)
+            }
         }
         return summary
     }

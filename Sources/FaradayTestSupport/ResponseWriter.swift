@@ -18,7 +18,8 @@ struct ResponseWriter: Sendable {
 
     /// Writes a status line and headers. `contentLength` nil means chunked.
     func head(_ status: Int, reason: String = "", headers: [(String, String)] = [], contentLength: Int?) async throws {
-        var text = "HTTP/1.1 \(status) \(reason.isEmpty ? HTTPResponseStatus(statusCode: status).reasonPhrase : reason)\r\n"
+        var text =
+            "HTTP/1.1 \(status) \(reason.isEmpty ? HTTPResponseStatus(statusCode: status).reasonPhrase : reason)\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if let contentLength {
             if status != 204 && status != 304 { text += "content-length: \(contentLength)\r\n" }

@@ -53,34 +53,60 @@ enum Routes {
             try await writer.respond(200, headers: [("content-type", "application/octet-stream")], body: request.body)
         case ("upload", nil):
             try await writer.respond(
-                200, headers: [("content-type", "application/json")],
-                text: #"{"bytes":\#(request.bodyLength),"fnv1a":"\#(String(request.bodyHash, radix: 16))"}"#)
+                200,
+                headers: [("content-type", "application/json")],
+                text: #"{"bytes":\#(request.bodyLength),"fnv1a":"\#(String(request.bodyHash, radix: 16))"}"#
+            )
         case ("flaky", nil):
-            let bodies = writer.counters.flaky(request.query["key"] ?? "", body: String(decoding: request.body.readableBytesView, as: UTF8.self))
+            let bodies = writer.counters.flaky(
+                request.query["key"] ?? "",
+                body: String(decoding: request.body.readableBytesView, as: UTF8.self)
+            )
             if bodies.count <= request.int("failures", default: 2) {
                 var headers = [("content-type", "text/plain")]
                 if let retryAfter = request.query["retryAfter"] { headers.append(("retry-after", retryAfter)) }
-                try await writer.respond(request.int("status", default: 503), headers: headers, text: "failure \(bodies.count)")
+                try await writer.respond(
+                    request.int("status", default: 503),
+                    headers: headers,
+                    text: "failure \(bodies.count)"
+                )
             } else {
                 let reply = try JSONSerialization.data(withJSONObject: ["attempts": bodies.count, "bodies": bodies])
-                try await writer.respond(200, headers: [("content-type", "application/json")], body: ByteBuffer(bytes: reply))
+                try await writer.respond(
+                    200,
+                    headers: [("content-type", "application/json")],
+                    body: ByteBuffer(bytes: reply)
+                )
             }
         case ("redirect", let code?):
             try await writer.respond(
-                Int(code) ?? 302, headers: [("location", request.query["to"] ?? "/echo")], text: "redirecting")
+                Int(code) ?? 302,
+                headers: [("location", request.query["to"] ?? "/echo")],
+                text: "redirecting"
+            )
         case ("loop", nil):
             try await writer.respond(302, headers: [("location", "/loop")], text: "again")
         case ("compressed", nil):
             let format = Compressor.Format(rawValue: request.query["encoding"] ?? "gzip") ?? .gzip
             let zeros = request.query["zeros"] == "1"
-            var body = Compressor.compress(count: request.int("size", default: 1000), format: format) { zeros ? 0 : UInt8($0 % 251) }
+            var body = Compressor.compress(count: request.int("size", default: 1000), format: format) {
+                zeros ? 0 : UInt8($0 % 251)
+            }
             if request.query["truncate"] == "1" { body = body.prefix(body.count / 2) }
-            let headers = [("content-type", "application/octet-stream"), ("content-encoding", format == .gzip ? "gzip" : "deflate")]
+            let headers = [
+                ("content-type", "application/octet-stream"),
+                ("content-encoding", format == .gzip ? "gzip" : "deflate"),
+            ]
             if request.query["chunked"] == "1" {
                 try await writer.head(200, headers: headers, contentLength: nil)
                 var offset = 0
                 while offset < body.count {
-                    let piece = body[body.index(body.startIndex, offsetBy: offset)..<body.index(body.startIndex, offsetBy: min(offset + 1024, body.count))]
+                    let piece = body[
+                        body.index(
+                            body.startIndex,
+                            offsetBy: offset
+                        )..<body.index(body.startIndex, offsetBy: min(offset + 1024, body.count))
+                    ]
                     try await writer.chunk(ByteBuffer(bytes: piece))
                     offset += 1024
                 }
@@ -107,7 +133,9 @@ enum Routes {
             let formatter = ISO8601DateFormatter()
             for count in 1...max(1, request.int("limit", default: 10)) {
                 if count > 1 { try await Task.sleep(for: .milliseconds(request.int("interval", default: 100))) }
-                try await writer.chunk(ByteBuffer(string: #"{"date":"\#(formatter.string(from: Date()))","count":\#(count)}"# + "\n"))
+                try await writer.chunk(
+                    ByteBuffer(string: #"{"date":"\#(formatter.string(from: Date()))","count":\#(count)}"# + "\n")
+                )
             }
             try await writer.endChunks()
         case ("events", nil):
@@ -125,10 +153,17 @@ enum Routes {
             try await writer.endChunks()
             return .close
         case ("login", nil):
-            try await writer.respond(200, headers: [
-                ("set-cookie", "session=s-\(request.head.headers.first(name: "x-user") ?? "anon"); Path=/; HttpOnly"),
-                ("set-cookie", "theme=dark; Expires=Wed, 21 Oct 2065 07:28:00 GMT; Path=/"),
-            ], text: "welcome")
+            try await writer.respond(
+                200,
+                headers: [
+                    (
+                        "set-cookie",
+                        "session=s-\(request.head.headers.first(name: "x-user") ?? "anon"); Path=/; HttpOnly"
+                    ),
+                    ("set-cookie", "theme=dark; Expires=Wed, 21 Oct 2065 07:28:00 GMT; Path=/"),
+                ],
+                text: "welcome"
+            )
         case ("session", nil):
             // HTTP/1.1 clients send one Cookie header (RFC 6265 §5.4), its cookies joined by "; ".
             let cookieHeaders = request.head.headers["cookie"]
@@ -144,16 +179,26 @@ enum Routes {
             if request.head.headers.first(name: "authorization") == "Bearer fresh-token" {
                 try await writer.respond(200, text: "secret data")
             } else {
-                try await writer.respond(401, headers: [("www-authenticate", "Bearer error=\"invalid_token\"")], text: "expired")
+                try await writer.respond(
+                    401,
+                    headers: [("www-authenticate", "Bearer error=\"invalid_token\"")],
+                    text: "expired"
+                )
             }
         case ("oauth", "token"?):
             try await writer.respond(
-                200, headers: [("content-type", "application/json")], text: #"{"access_token":"fresh-token","expires_in":3600}"#)
+                200,
+                headers: [("content-type", "application/json")],
+                text: #"{"access_token":"fresh-token","expires_in":3600}"#
+            )
         case ("multipart", nil):
-            let summary = request.multipart ?? MultipartReader.Summary(error: "not a multipart/form-data request with a boundary")
+            let summary =
+                request.multipart ?? MultipartReader.Summary(error: "not a multipart/form-data request with a boundary")
             try await writer.respond(
-                summary.error == nil ? 200 : 400, headers: [("content-type", "application/json")],
-                body: ByteBuffer(bytes: try JSONEncoder().encode(summary)))
+                summary.error == nil ? 200 : 400,
+                headers: [("content-type", "application/json")],
+                body: ByteBuffer(bytes: try JSONEncoder().encode(summary))
+            )
         case ("status", let code?):
             let status = Int(code) ?? 400
             if status == 204 || status == 304 || (100..<200).contains(status) {
@@ -170,7 +215,8 @@ enum Routes {
             try await writer.respond(
                 200,
                 headers: [("X-Multi", "a"), ("x-multi", "b"), ("X-Case", "Upper"), ("x-lower", "lower")],
-                text: "headers")
+                text: "headers"
+            )
         case ("chunked", nil): try await chunked(request, writer)
         case ("bytes", let count?): try await bytes(Int(count) ?? 0, withLength: request.query["length"] == "1", writer)
         case ("stall", nil):
@@ -210,7 +256,8 @@ enum Routes {
             query: request.query,
             headers: request.head.headers.map { [$0.name, $0.value] },
             body: String(decoding: request.body.readableBytesView, as: UTF8.self),
-            bodyLength: request.bodyLength)
+            bodyLength: request.bodyLength
+        )
         let json = try JSONEncoder().encode(reply)
         try await writer.respond(200, headers: [("content-type", "application/json")], body: ByteBuffer(bytes: json))
         return .keepAlive
@@ -224,7 +271,9 @@ enum Routes {
         for index in 0..<count {
             if interval > 0 && index > 0 { try await Task.sleep(for: .milliseconds(interval)) }
             let label = "\(index):"
-            try await writer.chunk(ByteBuffer(string: label + String(repeating: "x", count: max(0, size - label.count))))
+            try await writer.chunk(
+                ByteBuffer(string: label + String(repeating: "x", count: max(0, size - label.count)))
+            )
         }
         try await writer.endChunks()
     }
@@ -241,7 +290,10 @@ enum Routes {
 
     private static func bytes(_ count: Int, withLength: Bool, _ writer: ResponseWriter) async throws {
         try await writer.head(
-            200, headers: [("content-type", "application/octet-stream")], contentLength: withLength ? count : nil)
+            200,
+            headers: [("content-type", "application/octet-stream")],
+            contentLength: withLength ? count : nil
+        )
         var remaining = count
         while remaining > 0 {
             let block = patternBlock.getSlice(at: 0, length: min(remaining, patternBlock.readableBytes)) ?? ByteBuffer()
@@ -274,7 +326,10 @@ enum Routes {
             try await Task.sleep(for: .seconds(3600))
         case "huge-header":
             // One header of 1 MiB: past every client's header limit.
-            try await writer.raw("HTTP/1.1 200 OK\r\nx-huge: " + String(repeating: "h", count: 1 << 20) + "\r\ncontent-length: 2\r\n\r\nok")
+            try await writer.raw(
+                "HTTP/1.1 200 OK\r\nx-huge: " + String(repeating: "h", count: 1 << 20)
+                    + "\r\ncontent-length: 2\r\n\r\nok"
+            )
         case "non-utf8-header":
             var head = ByteBuffer(string: "HTTP/1.1 200 OK\r\nx-latin1: caf")
             head.writeBytes([0xE9, 0xFF, 0xFE])

@@ -19,7 +19,12 @@ struct ServerConnection: Sendable {
                 guard case .head(let head) = part else { continue }
                 counters.requests.add(1, ordering: .relaxed)
                 let request = try await ServerRequest.read(head: head, from: &parts)
-                let writer = ResponseWriter(outbound: outbound, channel: channel, isHead: head.method == .HEAD, counters: counters)
+                let writer = ResponseWriter(
+                    outbound: outbound,
+                    channel: channel,
+                    isHead: head.method == .HEAD,
+                    counters: counters
+                )
                 let next = try await Routes.respond(to: request, with: writer)
                 if next == .close || !head.isKeepAlive { return }
             }
@@ -75,8 +80,14 @@ struct ServerRequest: Sendable {
                 }
             case .end:
                 return ServerRequest(
-                    head: head, path: path, query: query, body: body, bodyLength: length, bodyHash: hash,
-                    multipart: multipart?.finish())
+                    head: head,
+                    path: path,
+                    query: query,
+                    body: body,
+                    bodyLength: length,
+                    bodyHash: hash,
+                    multipart: multipart?.finish()
+                )
             }
         }
         throw ServerError.unexpectedPart
@@ -89,7 +100,9 @@ private func multipartReader(for head: HTTPRequestHead) -> MultipartReader? {
         let range = contentType.range(of: "boundary=", options: .caseInsensitive)
     else { return nil }
     var boundary = contentType[range.upperBound...].prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
-    if boundary.count >= 2, boundary.hasPrefix("\""), boundary.hasSuffix("\"") { boundary = String(boundary.dropFirst().dropLast()) }
+    if boundary.count >= 2, boundary.hasPrefix("\""), boundary.hasSuffix("\"") {
+        boundary = String(boundary.dropFirst().dropLast())
+    }
     return boundary.isEmpty ? nil : MultipartReader(boundary: boundary)
 }
 

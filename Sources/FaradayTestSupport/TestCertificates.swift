@@ -29,23 +29,34 @@ public struct TestCertificates: Sendable {
         let caKey = P256.Signing.PrivateKey()
         let caName = try DistinguishedName { CommonName("Faraday Test CA") }
         let ca = try issue(
-            subject: caName, key: caKey.publicKey, issuer: caName, issuerKey: caKey,
+            subject: caName,
+            key: caKey.publicKey,
+            issuer: caName,
+            issuerKey: caKey,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(keyCertSign: true))
-            })
+            }
+        )
         let serverKey = P256.Signing.PrivateKey()
         let server = try issue(
-            subject: try DistinguishedName { CommonName(commonName) }, key: serverKey.publicKey,
-            issuer: caName, issuerKey: caKey, extensions: try serverExtensions())
+            subject: try DistinguishedName { CommonName(commonName) },
+            key: serverKey.publicKey,
+            issuer: caName,
+            issuerKey: caKey,
+            extensions: try serverExtensions()
+        )
         let clientKey = P256.Signing.PrivateKey()
         let client = try issue(
-            subject: try DistinguishedName { CommonName("Faraday Test Client") }, key: clientKey.publicKey,
-            issuer: caName, issuerKey: caKey,
+            subject: try DistinguishedName { CommonName("Faraday Test Client") },
+            key: clientKey.publicKey,
+            issuer: caName,
+            issuerKey: caKey,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 try ExtendedKeyUsage([.clientAuth])
-            })
+            }
+        )
         return try TestCertificates(ca: ca, server: server, serverKey: serverKey, client: client, clientKey: clientKey)
     }
 
@@ -55,17 +66,35 @@ public struct TestCertificates: Sendable {
         let serverKey = P256.Signing.PrivateKey()
         let name = try DistinguishedName { CommonName("localhost") }
         let server = try issue(
-            subject: name, key: serverKey.publicKey, issuer: name, issuerKey: serverKey, extensions: try serverExtensions())
+            subject: name,
+            key: serverKey.publicKey,
+            issuer: name,
+            issuerKey: serverKey,
+            extensions: try serverExtensions()
+        )
         let clientKey = P256.Signing.PrivateKey()
         let clientName = try DistinguishedName { CommonName("Faraday Test Client") }
         let client = try issue(
-            subject: clientName, key: clientKey.publicKey, issuer: clientName, issuerKey: clientKey,
-            extensions: try Certificate.Extensions { try ExtendedKeyUsage([.clientAuth]) })
-        return try TestCertificates(ca: server, server: server, serverKey: serverKey, client: client, clientKey: clientKey)
+            subject: clientName,
+            key: clientKey.publicKey,
+            issuer: clientName,
+            issuerKey: clientKey,
+            extensions: try Certificate.Extensions { try ExtendedKeyUsage([.clientAuth]) }
+        )
+        return try TestCertificates(
+            ca: server,
+            server: server,
+            serverKey: serverKey,
+            client: client,
+            clientKey: clientKey
+        )
     }
 
     private init(
-        ca: Certificate, server: Certificate, serverKey: P256.Signing.PrivateKey, client: Certificate,
+        ca: Certificate,
+        server: Certificate,
+        serverKey: P256.Signing.PrivateKey,
+        client: Certificate,
         clientKey: P256.Signing.PrivateKey
     ) throws {
         var serializer = DER.Serializer()
@@ -79,8 +108,11 @@ public struct TestCertificates: Sendable {
     }
 
     private static func issue(
-        subject: DistinguishedName, key: P256.Signing.PublicKey, issuer: DistinguishedName,
-        issuerKey: P256.Signing.PrivateKey, extensions: Certificate.Extensions
+        subject: DistinguishedName,
+        key: P256.Signing.PublicKey,
+        issuer: DistinguishedName,
+        issuerKey: P256.Signing.PrivateKey,
+        extensions: Certificate.Extensions
     ) throws -> Certificate {
         let now = Date()
         return try Certificate(
@@ -93,7 +125,8 @@ public struct TestCertificates: Sendable {
             subject: subject,
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: extensions,
-            issuerPrivateKey: .init(issuerKey))
+            issuerPrivateKey: .init(issuerKey)
+        )
     }
 
     private static func serverExtensions() throws -> Certificate.Extensions {
@@ -112,10 +145,16 @@ public struct TestCertificates: Sendable {
     /// The server side's TLS settings: with `clientAuthentication`, the server asks for a client
     /// certificate issued by the CA and refuses connections without one; `maximumVersion` caps the
     /// protocol version it speaks.
-    func serverConfiguration(clientAuthentication: Bool = false, maximumVersion: TLSVersion? = nil) throws -> TLSConfiguration {
+    func serverConfiguration(
+        clientAuthentication: Bool = false,
+        maximumVersion: TLSVersion? = nil
+    ) throws -> TLSConfiguration {
         var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(serverCertificatePEM.utf8), format: .pem))],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(serverKeyPEM.utf8), format: .pem)))
+            certificateChain: [
+                .certificate(try NIOSSLCertificate(bytes: Array(serverCertificatePEM.utf8), format: .pem))
+            ],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(serverKeyPEM.utf8), format: .pem))
+        )
         configuration.applicationProtocols = ["http/1.1"]
         if clientAuthentication {
             configuration.certificateVerification = .noHostnameVerification

@@ -45,11 +45,17 @@ public final class TestServer: Sendable {
     /// `clientAuthentication` it refuses TLS clients without a certificate issued by their CA;
     /// `maximumTLSVersion` caps the protocol version it speaks.
     public static func start(
-        tls: TestCertificates? = nil, clientAuthentication: Bool = false, maximumTLSVersion: TLSVersion? = nil
+        tls: TestCertificates? = nil,
+        clientAuthentication: Bool = false,
+        maximumTLSVersion: TLSVersion? = nil
     ) async throws -> TestServer {
         let sslContext = try tls.map {
             try NIOSSLContext(
-                configuration: $0.serverConfiguration(clientAuthentication: clientAuthentication, maximumVersion: maximumTLSVersion))
+                configuration: $0.serverConfiguration(
+                    clientAuthentication: clientAuthentication,
+                    maximumVersion: maximumTLSVersion
+                )
+            )
         }
         let counters = Counters()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -62,9 +68,11 @@ public final class TestServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
                     }
                     try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes))
+                    )
                     let connection = try NIOAsyncChannel<HTTPServerRequestPart, ByteBuffer>(
-                        wrappingChannelSynchronously: channel)
+                        wrappingChannelSynchronously: channel
+                    )
                     return ServerConnection(channel: channel, async: connection)
                 }
             }
@@ -81,11 +89,19 @@ public final class TestServer: Sendable {
             }
         }
         return TestServer(
-            port: port, certificates: tls, serverChannel: channel.channel, acceptLoop: acceptLoop, counters: counters)
+            port: port,
+            certificates: tls,
+            serverChannel: channel.channel,
+            acceptLoop: acceptLoop,
+            counters: counters
+        )
     }
 
     private init(
-        port: Int, certificates: TestCertificates?, serverChannel: any Channel, acceptLoop: Task<Void, Never>,
+        port: Int,
+        certificates: TestCertificates?,
+        serverChannel: any Channel,
+        acceptLoop: Task<Void, Never>,
         counters: Counters
     ) {
         self.port = port
@@ -113,6 +129,9 @@ final class Counters: Sendable {
 
     /// Records a `/flaky` request and returns the bodies seen for its key so far.
     func flaky(_ key: String, body: String) -> [String] {
-        flakyBodies.withLockedValue { $0[key, default: []].append(body); return $0[key] ?? [] }
+        flakyBodies.withLockedValue {
+            $0[key, default: []].append(body)
+            return $0[key] ?? []
+        }
     }
 }

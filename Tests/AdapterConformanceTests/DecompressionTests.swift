@@ -4,77 +4,82 @@ import Foundation
 import Testing
 
 extension AdapterConformance {
-@Suite(.timeLimit(.minutes(2))) struct DecompressionTests {
-    static func followsPattern(_ body: Data, from offset: Int = 0) -> Bool {
-        body.enumerated().allSatisfy { $0.element == UInt8(($0.offset + offset) % 251) }
-    }
+    @Suite(.timeLimit(.minutes(2))) struct DecompressionTests {
+        static func followsPattern(_ body: Data, from offset: Int = 0) -> Bool {
+            body.enumerated().allSatisfy { $0.element == UInt8(($0.offset + offset) % 251) }
+        }
 
-    @Test(arguments: AdapterKind.allCases)
-    func gzipAndDeflateBodiesAreDecoded(_ kind: AdapterKind) async throws {
-        try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
-            for encoding in ["gzip", "deflate", "raw"] {
-                let env = try await connection.get("compressed?encoding=\(encoding)&size=300000").value
-                #expect(env.body.count == 300_000, "\(encoding)")
-                #expect(Self.followsPattern(env.body), "\(encoding)")
-                #expect(env.responseHeaders[.contentEncoding] == nil)
-                if kind == .asyncHTTPClient {
-                    #expect(env.responseHeaders[.contentLength] == "300000")
-                } else {
-                    #expect(env.responseHeaders[.contentLength] == nil, "URLSession decoded it; the length was of the encoded body")
+        @Test(arguments: AdapterKind.allCases)
+        func gzipAndDeflateBodiesAreDecoded(_ kind: AdapterKind) async throws {
+            try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
+                for encoding in ["gzip", "deflate", "raw"] {
+                    let env = try await connection.get("compressed?encoding=\(encoding)&size=300000").value
+                    #expect(env.body.count == 300_000, "\(encoding)")
+                    #expect(Self.followsPattern(env.body), "\(encoding)")
+                    #expect(env.responseHeaders[.contentEncoding] == nil)
+                    if kind == .asyncHTTPClient {
+                        #expect(env.responseHeaders[.contentLength] == "300000")
+                    } else {
+                        #expect(
+                            env.responseHeaders[.contentLength] == nil,
+                            "URLSession decoded it; the length was of the encoded body"
+                        )
+                    }
                 }
             }
         }
-    }
 
-    @Test(arguments: AdapterKind.allCases)
-    func aStreamedBodyIsDecodedChunkByChunk(_ kind: AdapterKind) async throws {
-        try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
-            var received = Data()
-            var frames = 0
-            let response = connection.get("compressed?encoding=gzip&size=2000000&chunked=1") { $0.options.streaming = .chunks }
-            for try await env in response.completions where !env.isFinal {
-                frames += 1
-                received.append(env.body)
-                #expect(env.responseHeaders[.contentEncoding] == nil)
+        @Test(arguments: AdapterKind.allCases)
+        func aStreamedBodyIsDecodedChunkByChunk(_ kind: AdapterKind) async throws {
+            try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
+                var received = Data()
+                var frames = 0
+                let response = connection.get("compressed?encoding=gzip&size=2000000&chunked=1") {
+                    $0.options.streaming = .chunks
+                }
+                for try await env in response.completions where !env.isFinal {
+                    frames += 1
+                    received.append(env.body)
+                    #expect(env.responseHeaders[.contentEncoding] == nil)
+                }
+                #expect(received.count == 2_000_000)
+                #expect(Self.followsPattern(received))
+                #expect(frames > 1)
             }
-            #expect(received.count == 2_000_000)
-            #expect(Self.followsPattern(received))
-            #expect(frames > 1)
         }
-    }
 
-    @Test(arguments: AdapterKind.allCases)
-    func aBombIsStopped(_ kind: AdapterKind) async throws {
-        try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
-            await #expect {
-                try await connection.get("compressed?encoding=gzip&size=100000000&zeros=1").value
-            } throws: { error in
-                guard let error = error as? FaradayError else { return false }
+        @Test(arguments: AdapterKind.allCases)
+        func aBombIsStopped(_ kind: AdapterKind) async throws {
+            try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
+                await #expect {
+                    try await connection.get("compressed?encoding=gzip&size=100000000&zeros=1").value
+                } throws: { error in
+                    guard let error = error as? FaradayError else { return false }
+                    if kind == .urlSession {
+                        // URLSession decodes by itself; the buffered-body limit stops the bomb.
+                        return error.code == .bodyTooLarge
+                    }
+                    return error.code == .decompressionFailed && error.message.contains("bomb")
+                }
+            }
+        }
+
+        @Test(arguments: AdapterKind.allCases)
+        func aTruncatedBodyIsAnError(_ kind: AdapterKind) async throws {
+            try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
+                let response = connection.get("compressed?encoding=gzip&size=100000&truncate=1")
                 if kind == .urlSession {
-                    // URLSession decodes by itself; the buffered-body limit stops the bomb.
-                    return error.code == .bodyTooLarge
+                    // FoundationNetworking's curl decodes by itself and does not report a gzip stream
+                    // cut short inside a complete HTTP body: the body comes back short (documented).
+                    if let env = try? await response.value { #expect(env.body.count < 100_000) }
+                    return
                 }
-                return error.code == .decompressionFailed && error.message.contains("bomb")
+                await #expect {
+                    try await response.value
+                } throws: { error in
+                    (error as? FaradayError)?.code == .decompressionFailed
+                }
             }
         }
     }
-
-    @Test(arguments: AdapterKind.allCases)
-    func aTruncatedBodyIsAnError(_ kind: AdapterKind) async throws {
-        try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
-            let response = connection.get("compressed?encoding=gzip&size=100000&truncate=1")
-            if kind == .urlSession {
-                // FoundationNetworking's curl decodes by itself and does not report a gzip stream
-                // cut short inside a complete HTTP body: the body comes back short (documented).
-                if let env = try? await response.value { #expect(env.body.count < 100_000) }
-                return
-            }
-            await #expect {
-                try await response.value
-            } throws: { error in
-                (error as? FaradayError)?.code == .decompressionFailed
-            }
-        }
-    }
-}
 }

@@ -4,73 +4,84 @@ import Foundation
 import Testing
 
 extension AdapterConformance {
-/// The heartbeat tests of the original Swift Faraday, on the in-process server.
-@Suite(.timeLimit(.minutes(2))) struct HeartbeatTests {
-    struct Beat: Decodable { let date: String; let count: Int }
+    /// The heartbeat tests of the original Swift Faraday, on the in-process server.
+    @Suite(.timeLimit(.minutes(2))) struct HeartbeatTests {
+        struct Beat: Decodable {
+            let date: String
+            let count: Int
+        }
 
-    private func stack() -> [any Handler] { [DecodeJSON.Handler()] }
+        private func stack() -> [any Handler] { [DecodeJSON.Handler()] }
 
-    @Test(arguments: AdapterKind.allCases)
-    func aConsumerStopsAfterCountThreeFromItsCallback(_ kind: AdapterKind) async throws {
-        try await withConnection(kind, handlers: stack()) { connection, _ in
-            let seen = Recorder()
-            let response = connection.get("heartbeat?interval=50&limit=100") { $0.options.streaming = .ndjson }.onComplete { env in
-                if env.isFinal {
-                    seen.record("final \(env.error?.code.description ?? "ok")")
-                } else if let count = env.json?["count"]?.int {
-                    seen.record("beat \(count)")
-                    if count == 3 { env.cancel() }
+        @Test(arguments: AdapterKind.allCases)
+        func aConsumerStopsAfterCountThreeFromItsCallback(_ kind: AdapterKind) async throws {
+            try await withConnection(kind, handlers: stack()) { connection, _ in
+                let seen = Recorder()
+                let response = connection.get("heartbeat?interval=50&limit=100") { $0.options.streaming = .ndjson }
+                    .onComplete { env in
+                        if env.isFinal {
+                            seen.record("final \(env.error?.code.description ?? "ok")")
+                        } else if let count = env.json?["count"]?.int {
+                            seen.record("beat \(count)")
+                            if count == 3 { env.cancel() }
+                        }
+                    }
+                _ = try? await response.value
+                #expect(seen.log == ["beat 1", "beat 2", "beat 3", "final cancelled"])
+            }
+        }
+
+        @Test(arguments: AdapterKind.allCases)
+        func aConsumerReachesTheLimit(_ kind: AdapterKind) async throws {
+            try await withConnection(kind, handlers: stack()) { connection, _ in
+                var counts: [Int] = []
+                var finals = 0
+                for try await env in connection.get(
+                    "heartbeat?interval=20&limit=5",
+                    configure: { $0.options.streaming = .ndjson }
+                ).completions {
+                    if env.isFinal {
+                        finals += 1
+                    } else {
+                        counts.append(try JSONDecoder().decode(Beat.self, from: env.body).count)
+                    }
                 }
+                #expect(counts == [1, 2, 3, 4, 5])
+                #expect(finals == 1)
             }
-            _ = try? await response.value
-            #expect(seen.log == ["beat 1", "beat 2", "beat 3", "final cancelled"])
         }
-    }
 
-    @Test(arguments: AdapterKind.allCases)
-    func aConsumerReachesTheLimit(_ kind: AdapterKind) async throws {
-        try await withConnection(kind, handlers: stack()) { connection, _ in
-            var counts: [Int] = []
-            var finals = 0
-            for try await env in connection.get("heartbeat?interval=20&limit=5", configure: { $0.options.streaming = .ndjson }).completions {
-                if env.isFinal { finals += 1 } else { counts.append(try JSONDecoder().decode(Beat.self, from: env.body).count) }
+        @Test(arguments: AdapterKind.allCases)
+        func cancellationGivesOneFinalCancelledCompletion(_ kind: AdapterKind) async throws {
+            try await withConnection(kind, handlers: stack()) { connection, _ in
+                let seen = Recorder()
+                let response = connection.get("heartbeat?interval=50&limit=100") { $0.options.streaming = .ndjson }
+                response.onComplete { env in
+                    seen.record(env.isFinal ? "final \(env.error?.code.description ?? "ok")" : "beat")
+                    if seen.log.count == 2 { response.cancel() }
+                }
+                await #expect {
+                    try await response.value
+                } throws: { error in
+                    (error as? FaradayError)?.code == .cancelled
+                }
+                #expect(seen.log.filter { $0.hasPrefix("final") } == ["final cancelled"])
+                #expect(seen.log.last == "final cancelled")
             }
-            #expect(counts == [1, 2, 3, 4, 5])
-            #expect(finals == 1)
         }
-    }
 
-    @Test(arguments: AdapterKind.allCases)
-    func cancellationGivesOneFinalCancelledCompletion(_ kind: AdapterKind) async throws {
-        try await withConnection(kind, handlers: stack()) { connection, _ in
-            let seen = Recorder()
-            let response = connection.get("heartbeat?interval=50&limit=100") { $0.options.streaming = .ndjson }
-            response.onComplete { env in
-                seen.record(env.isFinal ? "final \(env.error?.code.description ?? "ok")" : "beat")
-                if seen.log.count == 2 { response.cancel() }
+        @Test(arguments: AdapterKind.allCases)
+        func anEventSourceReconnectsWithTheLastEventID(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, server in
+                var source = connection.eventSource("events?perConnection=2&total=5")
+                source.reconnectionTime = .milliseconds(10)
+                var events: [ServerSentEvent] = []
+                for try await event in source { events.append(event) }
+                #expect(events.map(\.data) == (1...5).map { "event \($0)" })
+                #expect(events.map(\.lastEventID) == (1...5).map(String.init))
+                #expect(events.allSatisfy { $0.type == "tick" })
+                #expect(server.requestsReceived == 4, "three streams of 2, 2 and 1 events, then a 204")
             }
-            await #expect {
-                try await response.value
-            } throws: { error in
-                (error as? FaradayError)?.code == .cancelled
-            }
-            #expect(seen.log.filter { $0.hasPrefix("final") } == ["final cancelled"])
-            #expect(seen.log.last == "final cancelled")
         }
     }
-
-    @Test(arguments: AdapterKind.allCases)
-    func anEventSourceReconnectsWithTheLastEventID(_ kind: AdapterKind) async throws {
-        try await withConnection(kind) { connection, server in
-            var source = connection.eventSource("events?perConnection=2&total=5")
-            source.reconnectionTime = .milliseconds(10)
-            var events: [ServerSentEvent] = []
-            for try await event in source { events.append(event) }
-            #expect(events.map(\.data) == (1...5).map { "event \($0)" })
-            #expect(events.map(\.lastEventID) == (1...5).map(String.init))
-            #expect(events.allSatisfy { $0.type == "tick" })
-            #expect(server.requestsReceived == 4, "three streams of 2, 2 and 1 events, then a 204")
-        }
-    }
-}
 }

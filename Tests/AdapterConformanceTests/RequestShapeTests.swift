@@ -4,80 +4,80 @@ import Foundation
 import Testing
 
 extension AdapterConformance {
-@Suite(.timeLimit(.minutes(2))) struct RequestShapeTests {
-    @Test(arguments: AdapterKind.allCases)
-    func everyMethodReachesTheServer(_ kind: AdapterKind) async throws {
-        try await withConnection(kind) { connection, _ in
-            for method in ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "PURGE"] {
-                let echo = try await connection.run(method: method, "echo").echo
-                #expect(echo.method == method)
+    @Suite(.timeLimit(.minutes(2))) struct RequestShapeTests {
+        @Test(arguments: AdapterKind.allCases)
+        func everyMethodReachesTheServer(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, _ in
+                for method in ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "PURGE"] {
+                    let echo = try await connection.run(method: method, "echo").echo
+                    #expect(echo.method == method)
+                }
+                let head = try await connection.head("echo").value
+                #expect(head.status == .ok)
+                #expect(head.body.isEmpty)
             }
-            let head = try await connection.head("echo").value
-            #expect(head.status == .ok)
-            #expect(head.body.isEmpty)
         }
-    }
 
-    @Test(arguments: AdapterKind.allCases)
-    func multiValuedAndCaseVariantHeadersTravelBothWays(_ kind: AdapterKind) async throws {
-        try await withConnection(kind) { connection, _ in
-            var headers = HTTPFields()
-            headers.append(HTTPField(name: HTTPField.Name("X-Tag")!, value: "a"))
-            headers.append(HTTPField(name: HTTPField.Name("x-tag")!, value: "b"))
-            headers.append(HTTPField(name: HTTPField.Name("X-Mixed-Case")!, value: "Value"))
-            let echo = try await connection.get("echo", headers: headers).echo
-            #expect(echo.values("x-tag") == ["a", "b"])
-            #expect(echo.values("X-MIXED-CASE") == ["Value"])
+        @Test(arguments: AdapterKind.allCases)
+        func multiValuedAndCaseVariantHeadersTravelBothWays(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, _ in
+                var headers = HTTPFields()
+                headers.append(HTTPField(name: HTTPField.Name("X-Tag")!, value: "a"))
+                headers.append(HTTPField(name: HTTPField.Name("x-tag")!, value: "b"))
+                headers.append(HTTPField(name: HTTPField.Name("X-Mixed-Case")!, value: "Value"))
+                let echo = try await connection.get("echo", headers: headers).echo
+                #expect(echo.values("x-tag") == ["a", "b"])
+                #expect(echo.values("X-MIXED-CASE") == ["Value"])
 
-            let env = try await connection.get("headers").value
-            let multi = env.responseHeaders[values: HTTPField.Name("x-multi")!]
-                .flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
-            if kind == .urlSession {
-                // URLSession merges repeated response fields into one and does not keep their order.
-                #expect(Set(multi) == ["a", "b"])
-            } else {
-                #expect(multi == ["a", "b"])
+                let env = try await connection.get("headers").value
+                let multi = env.responseHeaders[values: HTTPField.Name("x-multi")!]
+                    .flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+                if kind == .urlSession {
+                    // URLSession merges repeated response fields into one and does not keep their order.
+                    #expect(Set(multi) == ["a", "b"])
+                } else {
+                    #expect(multi == ["a", "b"])
+                }
+                #expect(env.responseHeaders[HTTPField.Name("X-CASE")!] == "Upper")
             }
-            #expect(env.responseHeaders[HTTPField.Name("X-CASE")!] == "Upper")
         }
-    }
 
-    @Test(arguments: AdapterKind.allCases)
-    func queriesAreSentAsEncoded(_ kind: AdapterKind) async throws {
-        try await withConnection(kind) { connection, _ in
-            let echo = try await connection.get("echo", params: ["q": "a b&c", "list": ["1", "2"]]).echo
-            #expect(echo.uri == "/echo?q=a+b%26c&list%5B%5D=1&list%5B%5D=2")
-            let flat = try await connection.get("echo?x=1") { request in
-                request.options.paramsEncoder = FlatParamsEncoder(spaceEncoding: .percent20)
-                request.params = ["tag": ["a b", "c"]]
-            }.echo
-            #expect(flat.uri == "/echo?tag=a%20b&tag=c")
-        }
-    }
-
-    @Test(arguments: AdapterKind.allCases)
-    func statusesWithoutBodiesHaveNone(_ kind: AdapterKind) async throws {
-        try await withConnection(kind) { connection, _ in
-            for code in [204, 304] {
-                let env = try await connection.get("status/\(code)").value
-                #expect(env.status?.code == code)
-                #expect(env.body.isEmpty)
+        @Test(arguments: AdapterKind.allCases)
+        func queriesAreSentAsEncoded(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, _ in
+                let echo = try await connection.get("echo", params: ["q": "a b&c", "list": ["1", "2"]]).echo
+                #expect(echo.uri == "/echo?q=a+b%26c&list%5B%5D=1&list%5B%5D=2")
+                let flat = try await connection.get("echo?x=1") { request in
+                    request.options.paramsEncoder = FlatParamsEncoder(spaceEncoding: .percent20)
+                    request.params = ["tag": ["a b", "c"]]
+                }.echo
+                #expect(flat.uri == "/echo?tag=a%20b&tag=c")
             }
-            let head = try await connection.head("bytes/100?length=1").value
-            #expect(head.body.isEmpty)
-            #expect(head.responseHeaders[.contentLength] == "100")
-            let error = try await connection.get("status/503").value
-            #expect(error.status == .serviceUnavailable)
-            #expect(error.response?.text == "status 503")
         }
-    }
 
-    @Test(arguments: AdapterKind.allCases)
-    func redirectsAreNotFollowed(_ kind: AdapterKind) async throws {
-        try await withConnection(kind) { connection, _ in
-            let env = try await connection.get("status/302").value
-            #expect(env.status?.code == 302)
+        @Test(arguments: AdapterKind.allCases)
+        func statusesWithoutBodiesHaveNone(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, _ in
+                for code in [204, 304] {
+                    let env = try await connection.get("status/\(code)").value
+                    #expect(env.status?.code == code)
+                    #expect(env.body.isEmpty)
+                }
+                let head = try await connection.head("bytes/100?length=1").value
+                #expect(head.body.isEmpty)
+                #expect(head.responseHeaders[.contentLength] == "100")
+                let error = try await connection.get("status/503").value
+                #expect(error.status == .serviceUnavailable)
+                #expect(error.response?.text == "status 503")
+            }
+        }
+
+        @Test(arguments: AdapterKind.allCases)
+        func redirectsAreNotFollowed(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, _ in
+                let env = try await connection.get("status/302").value
+                #expect(env.status?.code == 302)
+            }
         }
     }
-}
 }

@@ -50,13 +50,19 @@ import Testing
         let stubs = TestAdapter()
         let sent = Recorder()
         stubs.post("/orders") { env, _ in
-            sent.record("\(env.request.headers[.contentType] ?? "none") \(String(decoding: env.request.body.bytes ?? Data(), as: UTF8.self))")
+            sent.record(
+                "\(env.request.headers[.contentType] ?? "none") \(String(decoding: env.request.body.bytes ?? Data(), as: UTF8.self))"
+            )
             return StubResponse(status: .created)
         }
         let connection = try connection(stubs)
         let order = Representation(["total": 1]).addingLink("self", href: "/orders/1")
         _ = try await connection.post("orders", body: .representation(order)).value
-        _ = try await connection.post("orders", headers: [.contentType: "application/vnd.shop+json"], body: .representation(order)).value
+        _ = try await connection.post(
+            "orders",
+            headers: [.contentType: "application/vnd.shop+json"],
+            body: .representation(order)
+        ).value
         #expect(sent.log.count == 2)
         #expect(sent.log[0].hasPrefix("application/hal+json {"))
         #expect(sent.log[1].hasPrefix("application/vnd.shop+json {"))

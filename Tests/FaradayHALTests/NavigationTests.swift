@@ -36,7 +36,11 @@ import Testing
             #expect(pages == [1, 2, 3])
             #expect(orders.compactMap { $0["id"]?.int } == [1, 2, 3, 4, 5, 6])
             // Items embedded in the embedded orders, through the root's CURIE.
-            #expect(try firstPage.results("shop:order/shop:item").map { $0["sku"]?.string } == ["sku-1-1", "sku-1-2", "sku-2-1", "sku-2-2", "sku-2-3"])
+            #expect(
+                try firstPage.results("shop:order/shop:item").map { $0["sku"]?.string } == [
+                    "sku-1-1", "sku-1-2", "sku-2-1", "sku-2-2", "sku-2-3",
+                ]
+            )
         }
     }
 
@@ -80,7 +84,9 @@ import Testing
 
     @Test func aMissingRelationNamesTheOnesThereAre() async throws {
         try await withShop { connection, root in
-            let error = await #expect(throws: FaradayError.self) { try await root.follow("shop:basket", on: connection) }
+            let error = await #expect(throws: FaradayError.self) {
+                try await root.follow("shop:basket", on: connection)
+            }
             #expect(error?.code == .relationNotFound)
             #expect(error?.message.contains("shop:orders") == true)
             #expect(error?.message.contains("shop:search") == true)

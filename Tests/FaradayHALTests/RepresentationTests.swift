@@ -72,9 +72,18 @@ let draftExample = """
     }
 
     @Test func decodesPropertiesIntoTypes() throws {
-        struct Order: Decodable, Equatable { let total: Double; let currency: String; let status: String }
+        struct Order: Decodable, Equatable {
+            let total: Double
+            let currency: String
+            let status: String
+        }
         let orders = try draft().results("ea:order").map { try $0.decode(Order.self) }
-        #expect(orders == [Order(total: 30, currency: "USD", status: "shipped"), Order(total: 20, currency: "USD", status: "processing")])
+        #expect(
+            orders == [
+                Order(total: 30, currency: "USD", status: "shipped"),
+                Order(total: 20, currency: "USD", status: "processing"),
+            ]
+        )
         #expect(try draft().property("shippedToday", as: Int.self) == 20)
         #expect(throws: FaradayError.self) { try draft().property("missing", as: Int.self) }
         #expect(throws: FaradayError.self) { try draft().property("shippedToday", as: [String].self) }
@@ -92,8 +101,15 @@ let draftExample = """
 
     @Test func everyLinkAttributeSurvives() throws {
         let link = Representation.Link(
-            href: "/a{?b}", templated: true, type: "application/hal+json", deprecation: "https://example.com/dep",
-            name: "n", profile: "https://example.com/profile", title: "T", hreflang: "en")
+            href: "/a{?b}",
+            templated: true,
+            type: "application/hal+json",
+            deprecation: "https://example.com/dep",
+            name: "n",
+            profile: "https://example.com/profile",
+            title: "T",
+            hreflang: "en"
+        )
         let document = Representation().addingLink("x", link)
         let read = try Representation(data: document.encoded())
         #expect(read.link("x") == link)
@@ -137,8 +153,10 @@ let draftExample = """
         let cases: [(String, String)] = [
             ("{var}", "value"), ("{hello}", "Hello%20World%21"),  // level 1
             ("{+path}/here", "/foo/bar/here"), ("X{#var}", "X#value"),  // level 2
-            ("/search{?var,hello}", "/search?var=value&hello=Hello%20World%21"), ("{/var,var}", "/value/value"),  // level 3
-            ("/colors{?list*}", "/colors?list=red&list=green&list=blue"), ("{;keys*}", ";semi=%3B;dot=.;comma=%2C"),  // level 4
+            // level 3
+            ("/search{?var,hello}", "/search?var=value&hello=Hello%20World%21"), ("{/var,var}", "/value/value"),
+            // level 4
+            ("/colors{?list*}", "/colors?list=red&list=green&list=blue"), ("{;keys*}", ";semi=%3B;dot=.;comma=%2C"),
         ]
         for (template, expansion) in cases {
             let link = Representation.Link(href: template, templated: true)
@@ -151,11 +169,14 @@ let draftExample = """
 
     @Test func resultsWalkNestedEmbeddedResources() throws {
         let tree = Representation()
-            .embedding("order", [
-                Representation().embedding("item", [Representation(["n": 1]), Representation(["n": 2])]),
-                Representation().embedding("item", Representation(["n": 3])),
-                Representation(),
-            ])
+            .embedding(
+                "order",
+                [
+                    Representation().embedding("item", [Representation(["n": 1]), Representation(["n": 2])]),
+                    Representation().embedding("item", Representation(["n": 3])),
+                    Representation(),
+                ]
+            )
         #expect(try tree.results("order/item").map { $0["n"] } == [1, 2, 3])
         #expect(try tree.results("order").count == 3)
         let error = #expect(throws: FaradayError.self) { try tree.results("order/nope") }

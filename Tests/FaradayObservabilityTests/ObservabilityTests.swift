@@ -61,7 +61,8 @@ import Tracing
         let tracer = InMemoryTracer()
         let stubs = TestAdapter()
         stubs.get("/v1/s") { _, _ in StubResponse(chunks: [Data("a".utf8), Data("b".utf8)]) }
-        var iterator = try connection(tracer, stubs).get("s") { $0.options.streaming = .chunks }.completions.makeAsyncIterator()
+        var iterator = try connection(tracer, stubs).get("s") { $0.options.streaming = .chunks }.completions
+            .makeAsyncIterator()
         _ = try await iterator.next()
         #expect(tracer.finishedSpans.isEmpty)
         while try await iterator.next() != nil {}
@@ -85,7 +86,10 @@ import Tracing
         _ = try? await connection.get("missing").value
         #expect(try metrics.expectCounter("faraday.requests", [("method", "GET"), ("status", "200")]).totalValue == 1)
         #expect(try metrics.expectCounter("faraday.requests", [("method", "GET"), ("status", "503")]).totalValue == 1)
-        #expect(try metrics.expectCounter("faraday.failures", [("method", "GET"), ("error", "noStubMatched")]).totalValue == 1)
+        #expect(
+            try metrics.expectCounter("faraday.failures", [("method", "GET"), ("error", "noStubMatched")]).totalValue
+                == 1
+        )
         #expect(try metrics.expectCounter("faraday.retries", [("method", "GET")]).totalValue == 1)
         #expect(metrics.counterTotal(label: "faraday.response.bytes") == 5)
         #expect(try metrics.expectTimer("faraday.duration", [("method", "GET")]).values.count == 3)

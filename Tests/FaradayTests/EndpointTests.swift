@@ -8,7 +8,11 @@ import Testing
         let name: String
     }
 
-    private func api(_ stubs: TestAdapter, _ handlers: [any Handler] = [], base: Endpoint<Void> = Endpoint(decoder: .none)) throws -> API {
+    private func api(
+        _ stubs: TestAdapter,
+        _ handlers: [any Handler] = [],
+        base: Endpoint<Void> = Endpoint(decoder: .none)
+    ) throws -> API {
         API(connection: try makeConnection(handlers, adapter: stubs), base: base)
     }
 
@@ -16,19 +20,26 @@ import Testing
 
     @Test func getDecodesAJSONResource() async throws {
         let stubs = TestAdapter()
-        stubs.get("/v1/users/1") { _, _ in StubResponse(headers: [.contentType: "application/json"], body: #"{"id":1,"name":"Ada"}"#) }
+        stubs.get("/v1/users/1") { _, _ in
+            StubResponse(headers: [.contentType: "application/json"], body: #"{"id":1,"name":"Ada"}"#)
+        }
         let api = try api(stubs)
         #expect(try await api.send(api.get(.json(User.self), from: "users/1")) == User(id: 1, name: "Ada"))
     }
 
     @Test func postEncodesTheBodyAndRunsThroughTheStack() async throws {
         let stubs = TestAdapter()
-        stubs.post("/v1/users", headers: [.contentType: "application/json", .init("X-Trail")!: "outer"],
-                   body: .matching { (try? JSONDecoder().decode(User.self, from: $0)) == User(id: 2, name: "Grace") }) { _, _ in StubResponse(status: .created, body: #"{"id":2,"name":"Grace"}"#) }
+        stubs.post(
+            "/v1/users",
+            headers: [.contentType: "application/json", .init("X-Trail")!: "outer"],
+            body: .matching { (try? JSONDecoder().decode(User.self, from: $0)) == User(id: 2, name: "Grace") }
+        ) { _, _ in StubResponse(status: .created, body: #"{"id":2,"name":"Grace"}"#) }
         let recorder = Recorder()
         let api = try api(stubs, [Recording.Handler(name: "outer", recorder: recorder)])
         try await api.send(api.post(.json(User(id: 2, name: "Grace")), to: "users"))
-        let created = try await api.send(api.post(.json(User(id: 2, name: "Grace")), to: "users", expecting: .json(User.self)))
+        let created = try await api.send(
+            api.post(.json(User(id: 2, name: "Grace")), to: "users", expecting: .json(User.self))
+        )
         #expect(created.name == "Grace")
         #expect(recorder.log.filter { $0 == "outer.request" }.count == 2)
     }
@@ -66,7 +77,8 @@ import Testing
             try await api.send(api.get(.text, from: "bytes"))
         } throws: { error in
             guard let error = error as? FaradayError else { return false }
-            return error.code == .parsingFailed && error.response?.body == Data([0xFF, 0xFE, 0x00]) && error.method == .get
+            return error.code == .parsingFailed && error.response?.body == Data([0xFF, 0xFE, 0x00])
+                && error.method == .get
         }
     }
 
@@ -78,7 +90,8 @@ import Testing
             try await api.send(api.get(.json(User.self), from: "u"))
         } throws: { error in
             guard let error = error as? FaradayError else { return false }
-            return error.code == .parsingFailed && error.bodyText == #"{"id":1,"name":"# && error.underlying is DecodingError
+            return error.code == .parsingFailed && error.bodyText == #"{"id":1,"name":"#
+                && error.underlying is DecodingError
         }
     }
 
@@ -137,8 +150,11 @@ import Testing
     @Test func errorStatusesFailBeforeDecoding() async throws {
         let stubs = TestAdapter()
         stubs.get("/v1/u") { _, _ in
-            StubResponse(status: .unprocessableContent, headers: [.contentType: "application/problem+json"],
-                         body: #"{"title":"Invalid user","detail":"name is required"}"#)
+            StubResponse(
+                status: .unprocessableContent,
+                headers: [.contentType: "application/problem+json"],
+                body: #"{"title":"Invalid user","detail":"name is required"}"#
+            )
         }
         var api = try api(stubs)
         await #expect {
@@ -158,10 +174,12 @@ import Testing
         (AuthenticationProvider.bearer("t0k"), "Bearer t0k"),
         (.basic(login: "ada", password: "pässword"), "Basic " + Data("ada:pässword".utf8).base64EncodedString()),
         (.token("abc", options: ["scope": "read"]), #"Token token="abc", scope="read""#),
-        (.custom { request in
-            try await Task.sleep(for: .milliseconds(1))
-            request.headers[.authorization] = "Signed \(request.url.path)"
-        }, "Signed /v1/me"),
+        (
+            .custom { request in
+                try await Task.sleep(for: .milliseconds(1))
+                request.headers[.authorization] = "Signed \(request.url.path)"
+            }, "Signed /v1/me"
+        ),
     ])
     func authenticationProvidersSetTheHeader(_ provider: AuthenticationProvider, _ expected: String) async throws {
         let stubs = TestAdapter()
@@ -194,8 +212,14 @@ import Testing
     // MARK: Dependent requests
 
     @Test func endpointsDeriveFromABase() async throws {
-        var base = Endpoint<Void>(.get, "v2", query: ["lang": "en"], headers: [.userAgent: "App/iOS", .accept: "text/plain"],
-                                  parameters: [ParameterSet(["client": "ios", "v": 1], encoding: .json)], decoder: .none)
+        var base = Endpoint<Void>(
+            .get,
+            "v2",
+            query: ["lang": "en"],
+            headers: [.userAgent: "App/iOS", .accept: "text/plain"],
+            parameters: [ParameterSet(["client": "ios", "v": 1], encoding: .json)],
+            decoder: .none
+        )
         base.configure = { $0.options.timeout = .seconds(9) }
         var search = Endpoint(.post, "/users/search", decoder: .json([User].self), base: base)
         search.query["lang"] = "fr"
@@ -204,9 +228,12 @@ import Testing
         #expect(search.path == "v2/users/search")
 
         let stubs = TestAdapter()
-        stubs.post("/v1/v2/users/search", query: ["lang": "fr"],
-                   headers: [.userAgent: "App/iOS", .accept: "application/json", .contentType: "application/json"],
-                   body: .equals(#"{"client":"ios","name":"Ada","v":2}"#)) { env, _ in
+        stubs.post(
+            "/v1/v2/users/search",
+            query: ["lang": "fr"],
+            headers: [.userAgent: "App/iOS", .accept: "application/json", .contentType: "application/json"],
+            body: .equals(#"{"client":"ios","name":"Ada","v":2}"#)
+        ) { env, _ in
             StubResponse(body: env.request.options.timeout == .seconds(9) ? #"[{"id":1,"name":"Ada"}]"# : "[]")
         }
         let api = try api(stubs)
@@ -215,7 +242,10 @@ import Testing
 
     @Test func aFullURLReplacesTheBasePath() {
         let base = Endpoint<Void>(.get, "v2", decoder: .none)
-        #expect(Endpoint(.get, "https://other.example.com/x", decoder: .data, base: base).path == "https://other.example.com/x")
+        #expect(
+            Endpoint(.get, "https://other.example.com/x", decoder: .data, base: base).path
+                == "https://other.example.com/x"
+        )
         #expect(Endpoint(.get, "", decoder: .data, base: base).path == "v2")
         #expect(Endpoint(.get, "a", decoder: .data, base: Endpoint<Void>(.get, "v2/", decoder: .none)).path == "v2/a")
     }
@@ -230,12 +260,24 @@ import Testing
 
     @Test func formTextDataAndPropertyListProviders() async throws {
         let stubs = TestAdapter()
-        stubs.post("/v1/form", headers: [.contentType: "application/x-www-form-urlencoded"], body: .equals("a=1&b%5B%5D=x")) { _, _ in StubResponse() }
-        stubs.post("/v1/text", headers: [.contentType: "text/plain; charset=utf-8"], body: .equals("hi")) { _, _ in StubResponse() }
-        stubs.post("/v1/data", headers: [.contentType: "image/png"], body: .equals(Data([1, 2]))) { _, _ in StubResponse() }
-        stubs.post("/v1/plist", headers: [.contentType: "application/x-plist"], body: .matching { data in
-            (try? PropertyListDecoder().decode(User.self, from: data)) == User(id: 3, name: "Lin")
-        }) { _, _ in StubResponse() }
+        stubs.post(
+            "/v1/form",
+            headers: [.contentType: "application/x-www-form-urlencoded"],
+            body: .equals("a=1&b%5B%5D=x")
+        ) { _, _ in StubResponse() }
+        stubs.post("/v1/text", headers: [.contentType: "text/plain; charset=utf-8"], body: .equals("hi")) { _, _ in
+            StubResponse()
+        }
+        stubs.post("/v1/data", headers: [.contentType: "image/png"], body: .equals(Data([1, 2]))) { _, _ in
+            StubResponse()
+        }
+        stubs.post(
+            "/v1/plist",
+            headers: [.contentType: "application/x-plist"],
+            body: .matching { data in
+                (try? PropertyListDecoder().decode(User.self, from: data)) == User(id: 3, name: "Lin")
+            }
+        ) { _, _ in StubResponse() }
         let api = try api(stubs)
         try await api.send(api.post(.form(["a": "1", "b": ["x"]]), to: "form"))
         try await api.send(api.post(.text("hi"), to: "text"))
@@ -252,15 +294,26 @@ import Testing
         stubs.stub(.put, .path("/v1/raw"), headers: [.contentType: "text/plain"], body: .equals("on disk")) { env, _ in
             StubResponse(status: env.request.body.length == 7 && env.request.body.isReplayable ? .ok : .badRequest)
         }
-        stubs.post("/v1/upload", body: .matching { data in
-            let text = String(decoding: data, as: UTF8.self)
-            return text.contains("filename=\"\(file.lastPathComponent)\"\r\nContent-Type: text/plain\r\n\r\non disk\r\n")
-                && text.contains("name=\"title\"\r\n\r\nNotes\r\n") && !text.contains("ignored")
-        }) { env, _ in StubResponse(body: env.request.headers.contentType ?? "") }
+        stubs.post(
+            "/v1/upload",
+            body: .matching { data in
+                let text = String(decoding: data, as: UTF8.self)
+                return text.contains(
+                    "filename=\"\(file.lastPathComponent)\"\r\nContent-Type: text/plain\r\n\r\non disk\r\n"
+                )
+                    && text.contains("name=\"title\"\r\n\r\nNotes\r\n") && !text.contains("ignored")
+            }
+        ) { env, _ in StubResponse(body: env.request.headers.contentType ?? "") }
         let api = try api(stubs)
         try await api.send(api.put(.file(file, contentType: "text/plain"), to: "raw"))
-        var upload = api.post(.multipart([.file("doc", at: file, contentType: "text/plain")]), to: "upload", expecting: .text)
-        upload.parameters = [ParameterSet(["title": "Notes"], encoding: .propertyList), ParameterSet(["ignored": 1], encoding: .json)]
+        var upload = api.post(
+            .multipart([.file("doc", at: file, contentType: "text/plain")]),
+            to: "upload",
+            expecting: .text
+        )
+        upload.parameters = [
+            ParameterSet(["title": "Notes"], encoding: .propertyList), ParameterSet(["ignored": 1], encoding: .json),
+        ]
         #expect(try await api.send(upload) == "multipart/form-data")
     }
 

@@ -3,7 +3,11 @@ import Foundation
 import Testing
 
 @Suite struct ParameterSetTests {
-    private func post(_ sets: [ParameterSet], body: RequestBody = .empty, url: String = "https://api.example.com/x") throws -> Request {
+    private func post(
+        _ sets: [ParameterSet],
+        body: RequestBody = .empty,
+        url: String = "https://api.example.com/x"
+    ) throws -> Request {
         var request = Request(method: .post, url: try #require(URL(string: url)), body: body)
         try request.apply(sets)
         return request
@@ -14,10 +18,13 @@ import Testing
     }
 
     @Test func urlSetsMergeIntoTheQueryWithLaterKeysWinning() throws {
-        let request = try post([
-            ParameterSet(["page": 1, "q": "swift"], encoding: .url),
-            ParameterSet(["page": 2, "flag": true, "none": nil], encoding: .url),
-        ], url: "https://api.example.com/x?kept=yes&q=old")
+        let request = try post(
+            [
+                ParameterSet(["page": 1, "q": "swift"], encoding: .url),
+                ParameterSet(["page": 2, "flag": true, "none": nil], encoding: .url),
+            ],
+            url: "https://api.example.com/x?kept=yes&q=old"
+        )
         #expect(request.url.query == "kept=yes&page=2&q=swift&flag=true&none=")
         #expect(request.body.isEmpty)
     }
@@ -32,7 +39,9 @@ import Testing
     }
 
     @Test func aRequestsSetsOverrideItsBasesSets() throws {
-        let base = [ParameterSet(["client": "ios", "v": 1], encoding: .json), ParameterSet(["lang": "en"], encoding: .url)]
+        let base = [
+            ParameterSet(["client": "ios", "v": 1], encoding: .json), ParameterSet(["lang": "en"], encoding: .url),
+        ]
         let own = [ParameterSet(["v": 2], encoding: .json), ParameterSet(["lang": "fr"], encoding: .url)]
         let request = try post(base + own)
         #expect(try json(request) == ["client": "ios", "v": 2])
@@ -40,22 +49,29 @@ import Testing
     }
 
     @Test func jsonAndPropertyListDoNotMixAndTheLastWins() throws {
-        let plistLast = try post([ParameterSet(["a": 1], encoding: .json), ParameterSet(["b": 2], encoding: .propertyList)])
+        let plistLast = try post([
+            ParameterSet(["a": 1], encoding: .json), ParameterSet(["b": 2], encoding: .propertyList),
+        ])
         #expect(plistLast.headers[.contentType] == "application/x-plist")
         let decoded = try PropertyListDecoder().decode([String: Int].self, from: try #require(plistLast.body.bytes))
         #expect(decoded == ["b": 2])
 
-        let jsonLast = try post([ParameterSet(["b": 2], encoding: .propertyList), ParameterSet(["a": 1], encoding: .json)])
+        let jsonLast = try post([
+            ParameterSet(["b": 2], encoding: .propertyList), ParameterSet(["a": 1], encoding: .json),
+        ])
         #expect(try json(jsonLast) == ["a": 1])
     }
 
     @Test func aFileUploadIgnoresJSONAndGetsPropertyListParametersAsParts() async throws {
         let form = MultipartForm(parts: [.data("file", Data("x".utf8), filename: "x.txt")], boundary: "B")
-        let request = try post([
-            ParameterSet(["ignored": true], encoding: .json),
-            ParameterSet(["title": "Report", "pages": 3], encoding: .propertyList),
-            ParameterSet(["id": 9], encoding: .url),
-        ], body: .multipart(form))
+        let request = try post(
+            [
+                ParameterSet(["ignored": true], encoding: .json),
+                ParameterSet(["title": "Report", "pages": 3], encoding: .propertyList),
+                ParameterSet(["id": 9], encoding: .url),
+            ],
+            body: .multipart(form)
+        )
         let sent = try #require(request.body.value as? MultipartForm)
         #expect(sent.parts.map(\.name) == ["file", "title", "pages"])
         let text = String(decoding: try await sent.encoded().collect(upTo: 1 << 16), as: UTF8.self)
@@ -66,10 +82,13 @@ import Testing
     }
 
     @Test func aDataUploadIgnoresBothBodyEncodings() throws {
-        let request = try post([
-            ParameterSet(["a": 1], encoding: .json), ParameterSet(["b": 2], encoding: .propertyList),
-            ParameterSet(["c": 3], encoding: .url),
-        ], body: .bytes(Data("raw".utf8)))
+        let request = try post(
+            [
+                ParameterSet(["a": 1], encoding: .json), ParameterSet(["b": 2], encoding: .propertyList),
+                ParameterSet(["c": 3], encoding: .url),
+            ],
+            body: .bytes(Data("raw".utf8))
+        )
         #expect(request.body.bytes == Data("raw".utf8))
         #expect(request.headers[.contentType] == nil)
         #expect(request.url.query == "c=3")
@@ -101,7 +120,10 @@ import Testing
     }
 
     @Test func aNullInAPropertyListReadsBackAsNil() throws {
-        struct Decoded: Decodable { let a: Int?; let b: Int }
+        struct Decoded: Decodable {
+            let a: Int?
+            let b: Int
+        }
         let request = try post([ParameterSet(["a": nil, "b": 1], encoding: .propertyList)])
         let decoded = try PropertyListDecoder().decode(Decoded.self, from: try #require(request.body.bytes))
         #expect(decoded.a == nil && decoded.b == 1)

@@ -14,7 +14,11 @@ import Testing
         let decoded = try NestedParamsEncoder().decode("a[b]=c&list[]=1&list%5B%5D=2&q=x+y&r=x%20y")
         #expect(decoded == ["a": ["b": "c"], "list": ["1", "2"], "q": "x y", "r": "x y"])
         #expect(try NestedParamsEncoder().decode("a[0]=x&a[1]=y") == ["a": ["x", "y"]])
-        #expect(try NestedParamsEncoder().decode("a[][b]=1&a[][c]=2&a[][b]=3") == ["a": [["b": "1", "c": "2"], ["b": "3"]]])
+        #expect(
+            try NestedParamsEncoder().decode("a[][b]=1&a[][c]=2&a[][b]=3") == [
+                "a": [["b": "1", "c": "2"], ["b": "3"]]
+            ]
+        )
         #expect(try NestedParamsEncoder().decode("?a=1&a=2") == ["a": "2"])
     }
 
@@ -46,9 +50,11 @@ import Testing
         let deep = "a" + String(repeating: "[x]", count: 100) + "=1"
         #expect(throws: FaradayError.self) { try NestedParamsEncoder().decode(deep) }
         // Malformed pieces are read literally, never trapped on.
-        #expect(try NestedParamsEncoder().decode("a[=1&%zz=%&[b]=2&c]=3&=4&&") == [
-            "a[": "1", "%zz": "%", "[b]": "2", "c]": "3", "": "4",
-        ])
+        #expect(
+            try NestedParamsEncoder().decode("a[=1&%zz=%&[b]=2&c]=3&=4&&") == [
+                "a[": "1", "%zz": "%", "[b]": "2", "c]": "3", "": "4",
+            ]
+        )
         #expect(try FlatParamsEncoder().decode("%FF%FE=%C3") == ["\u{FFFD}\u{FFFD}": "\u{FFFD}"])
     }
 

@@ -11,19 +11,25 @@ import Testing
             return StubResponse(body: "ok")
         }
         let connection = try makeConnection(
-            ["A", "B", "C"].map { Recording.Handler(name: $0, recorder: recorder) }, adapter: stubs)
+            ["A", "B", "C"].map { Recording.Handler(name: $0, recorder: recorder) },
+            adapter: stubs
+        )
 
         let env = try await connection.get("items").onComplete { _ in recorder.record("user.1") }
             .onComplete { _ in recorder.record("user.2") }.value
 
         #expect(env.response?.text == "ok")
         let log = recorder.log
-        #expect(Array(log.prefix(4)) == [
-            "A.request", "B.request", "C.request", #"adapter ["A", "B", "C"]"#,
-        ])
-        #expect(Array(log.dropFirst(4).prefix(3)) == [
-            "C.complete(final)", "B.complete(final)", "A.complete(final)",
-        ])
+        #expect(
+            Array(log.prefix(4)) == [
+                "A.request", "B.request", "C.request", #"adapter ["A", "B", "C"]"#,
+            ]
+        )
+        #expect(
+            Array(log.dropFirst(4).prefix(3)) == [
+                "C.complete(final)", "B.complete(final)", "A.complete(final)",
+            ]
+        )
     }
 
     @Test func userCallbacksRunAfterTheHooksInTheOrderAdded() async throws {
@@ -47,7 +53,9 @@ import Testing
             StubResponse(chunks: ["a", "b", "c"].map { Data($0.utf8) })
         }
         let connection = try makeConnection(
-            ["Outer", "Inner"].map { Recording.Handler(name: $0, recorder: recorder) }, adapter: stubs)
+            ["Outer", "Inner"].map { Recording.Handler(name: $0, recorder: recorder) },
+            adapter: stubs
+        )
 
         let response = connection.get("stream") { $0.options.streaming = .chunks }
         var bodies: [String] = []
@@ -56,13 +64,15 @@ import Testing
             bodies.append(String(decoding: env.body, as: UTF8.self))
         }
         #expect(bodies == ["a", "b", "c", ""])
-        #expect(recorder.log == [
-            "Outer.request", "Inner.request",
-            "Inner.complete(frame(0))", "Outer.complete(frame(0))", "user(frame(0))",
-            "Inner.complete(frame(1))", "Outer.complete(frame(1))", "user(frame(1))",
-            "Inner.complete(frame(2))", "Outer.complete(frame(2))", "user(frame(2))",
-            "Inner.complete(final)", "Outer.complete(final)", "user(final)",
-        ])
+        #expect(
+            recorder.log == [
+                "Outer.request", "Inner.request",
+                "Inner.complete(frame(0))", "Outer.complete(frame(0))", "user(frame(0))",
+                "Inner.complete(frame(1))", "Outer.complete(frame(1))", "user(frame(1))",
+                "Inner.complete(frame(2))", "Outer.complete(frame(2))", "user(frame(2))",
+                "Inner.complete(final)", "Outer.complete(final)", "user(final)",
+            ]
+        )
     }
 
     @Test func streamedCallbacksReceiveEachFrameThenTheFinalCompletion() async throws {
@@ -84,7 +94,9 @@ import Testing
         let stubs = TestAdapter()
         stubs.get("/v1/down") { _, _ in throw FaradayError(.connectionFailed, "refused") }
         let connection = try makeConnection(
-            ["A", "B"].map { Recording.Handler(name: $0, recorder: recorder) }, adapter: stubs)
+            ["A", "B"].map { Recording.Handler(name: $0, recorder: recorder) },
+            adapter: stubs
+        )
 
         await #expect {
             try await connection.get("down").value
@@ -130,7 +142,9 @@ import Testing
         let stubs = TestAdapter()
         stubs.get("/v1/x") { _, _ in StubResponse(body: "nope") }
         let connection = try makeConnection(
-            [Recording.Handler(name: "Outer", recorder: recorder), Rejects.Handler()], adapter: stubs)
+            [Recording.Handler(name: "Outer", recorder: recorder), Rejects.Handler()],
+            adapter: stubs
+        )
 
         let failures = Recorder()
         let response = connection.get("x").onFailure { failures.record("\($0.code)") }

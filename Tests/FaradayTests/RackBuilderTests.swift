@@ -30,8 +30,12 @@ import Testing
 
     @Test func placingRelativeToAMissingHandlerIsAnError() {
         var builder = RackBuilder()
-        #expect(throws: FaradayError.self) { try builder.insert(Marker.Handler(label: "x"), before: CallTwice.Handler.self) }
-        #expect(throws: FaradayError.self) { try builder.swap(CallTwice.Handler.self, with: Marker.Handler(label: "x")) }
+        #expect(throws: FaradayError.self) {
+            try builder.insert(Marker.Handler(label: "x"), before: CallTwice.Handler.self)
+        }
+        #expect(throws: FaradayError.self) {
+            try builder.swap(CallTwice.Handler.self, with: Marker.Handler(label: "x"))
+        }
         #expect(throws: FaradayError.self) { try builder.insert(Marker.Handler(label: "x"), at: 3) }
     }
 

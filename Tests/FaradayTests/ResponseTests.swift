@@ -22,7 +22,8 @@ import Testing
 
     @Test func theHeadIsKnownBeforeAnyFrameIsPulled() async throws {
         let (connection, stubs) = try streamingConnection(
-            StubResponse(status: .accepted, headers: [.contentType: "text/plain"], chunks: [Data("a".utf8)]))
+            StubResponse(status: .accepted, headers: [.contentType: "text/plain"], chunks: [Data("a".utf8)])
+        )
         let response = connection.get("stream") { $0.options.streaming = .chunks }
 
         let head = try await response.head
@@ -93,7 +94,9 @@ import Testing
     }
 
     @Test func leavingTheLoopEarlyCancelsTheCall() async throws {
-        let (connection, stubs) = try streamingConnection(StubResponse(chunks: [Data("a".utf8)], ending: .waitForCancellation))
+        let (connection, stubs) = try streamingConnection(
+            StubResponse(chunks: [Data("a".utf8)], ending: .waitForCancellation)
+        )
         let response = connection.get("stream") { $0.options.streaming = .chunks }
         for try await env in response.completions {
             #expect(env.phase == .frame(0))
@@ -162,7 +165,10 @@ import Testing
     }
 
     @Test func decodeDecodesTheBodyOrCarriesItInTheError() async throws {
-        struct User: Decodable, Equatable { let id: Int; let name: String }
+        struct User: Decodable, Equatable {
+            let id: Int
+            let name: String
+        }
         let stubs = TestAdapter()
         stubs.stub(.get, .path("/v1/users/1"), response: StubResponse(body: #"{"id":1,"name":"Ada"}"#))
         stubs.stub(.get, .path("/v1/users/2"), response: StubResponse(body: #"{"id":"two"}"#))

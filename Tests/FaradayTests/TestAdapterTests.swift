@@ -26,7 +26,9 @@ import Testing
         let lenient = TestAdapter()
         lenient.get("/v1/search", query: ["q": "swift"]) { _, _ in StubResponse(body: "found") }
         let connection = try makeConnection(adapter: lenient)
-        #expect(try await connection.get("search", params: ["q": "swift", "page": "2"]).value.response?.text == "found")
+        #expect(
+            try await connection.get("search", params: ["q": "swift", "page": "2"]).value.response?.text == "found"
+        )
 
         let strict = TestAdapter(strictMode: true)
         strict.get("/v1/search", query: ["q": "swift"]) { _, _ in StubResponse(body: "found") }

@@ -20,19 +20,35 @@ import Testing
         Case(base: "https://api.example.com", path: "users", expected: "https://api.example.com/users"),
         Case(base: "https://api.example.com", path: "", expected: "https://api.example.com"),
         Case(base: "https://api.example.com/v1", path: "users/1/", expected: "https://api.example.com/v1/users/1/"),
-        Case(base: "https://api.example.com/v1", path: "/status", expected: "https://api.example.com/status",
-             resolution: .hostAbsolute),
-        Case(base: "https://api.example.com/v1", path: "status", expected: "https://api.example.com/v1/status",
-             resolution: .hostAbsolute),
+        Case(
+            base: "https://api.example.com/v1",
+            path: "/status",
+            expected: "https://api.example.com/status",
+            resolution: .hostAbsolute
+        ),
+        Case(
+            base: "https://api.example.com/v1",
+            path: "status",
+            expected: "https://api.example.com/v1/status",
+            resolution: .hostAbsolute
+        ),
         Case(base: "https://api.example.com/v1", path: "https://other.example/x", expected: "https://other.example/x"),
         Case(base: "https://api.example.com:8443/v1", path: "a", expected: "https://api.example.com:8443/v1/a"),
-        Case(base: "https://api.example.com/v1", path: "users?page=2", expected: "https://api.example.com/v1/users?page=2"),
+        Case(
+            base: "https://api.example.com/v1",
+            path: "users?page=2",
+            expected: "https://api.example.com/v1/users?page=2"
+        ),
         Case(base: "https://api.example.com/v1", path: "john doe", expected: "https://api.example.com/v1/john%20doe"),
         Case(base: "https://api.example.com/v1", path: "a%2Fb", expected: "https://api.example.com/v1/a%2Fb"),
         Case(base: "https://api.example.com/v1", path: "100%", expected: "https://api.example.com/v1/100%25"),
         Case(base: "https://api.example.com/v1", path: "caf\u{E9}", expected: "https://api.example.com/v1/caf%C3%A9"),
         Case(base: "https://api.example.com/v1", path: "x#fragment", expected: "https://api.example.com/v1/x"),
-        Case(base: "https://api.example.com/v1", path: "a\r\nInjected: 1", expected: "https://api.example.com/v1/a%0D%0AInjected:%201"),
+        Case(
+            base: "https://api.example.com/v1",
+            path: "a\r\nInjected: 1",
+            expected: "https://api.example.com/v1/a%0D%0AInjected:%201"
+        ),
     ]
 
     @Test(arguments: cases)

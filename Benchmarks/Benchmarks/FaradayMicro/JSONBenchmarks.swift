@@ -13,7 +13,8 @@ func jsonBenchmarks() {
             let encoder = JSONEncoder()
             for _ in benchmark.scaledIterations { blackHole(try encoder.encode(records)) }
         }
-        Benchmark("JSON/encode \(size), EncodeJSON", configuration: .init(scalingFactor: scaling)) { (benchmark: Benchmark, app: any App) in
+        Benchmark("JSON/encode \(size), EncodeJSON", configuration: .init(scalingFactor: scaling)) {
+            (benchmark: Benchmark, app: any App) in
             for _ in benchmark.scaledIterations {
                 var request = Request(method: .post, url: Echo.url)
                 request.body = .encodable(records)
@@ -27,14 +28,17 @@ func jsonBenchmarks() {
             let decoder = JSONDecoder()
             for _ in benchmark.scaledIterations { blackHole(try decoder.decode(JSON.self, from: body)) }
         }
-        Benchmark("JSON/decode \(size), DecodeJSON", configuration: .init(scalingFactor: scaling)) { (benchmark: Benchmark, app: any App) in
+        Benchmark("JSON/decode \(size), DecodeJSON", configuration: .init(scalingFactor: scaling)) {
+            (benchmark: Benchmark, app: any App) in
             for _ in benchmark.scaledIterations {
                 blackHole(try await app.call(Env(request: Request(method: .get, url: Echo.url))).head.json)
             }
         } setup: {
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
-            return DecodeJSON.Handler().build(app: Echo(response: ResponseData(status: .ok, headers: headers, body: body)))
+            return DecodeJSON.Handler().build(
+                app: Echo(response: ResponseData(status: .ok, headers: headers, body: body))
+            )
         }
     }
 }
@@ -61,9 +65,14 @@ struct Record: Codable, Sendable {
     static func samples(_ count: Int) -> [Record] {
         (0..<count).map { index in
             Record(
-                id: index, name: "User \(index)", email: "user\(index)@example.com", active: index % 2 == 0,
-                score: Double(index) * 1.5, tags: ["alpha", "beta", "gamma"],
-                address: Address(street: "\(index) Main Street", city: "Springfield", zip: "12345"))
+                id: index,
+                name: "User \(index)",
+                email: "user\(index)@example.com",
+                active: index % 2 == 0,
+                score: Double(index) * 1.5,
+                tags: ["alpha", "beta", "gamma"],
+                address: Address(street: "\(index) Main Street", city: "Springfield", zip: "12345")
+            )
         }
     }
 }

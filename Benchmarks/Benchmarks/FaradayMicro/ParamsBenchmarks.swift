@@ -8,7 +8,9 @@ func paramsBenchmarks() {
         "filter": "open", "lang": "en", "since": "2026-01-01T00:00:00Z",
     ]
     let nested: Params = [
-        "user": ["name": "Ada Lovelace", "roles": ["admin", "editor"], "address": ["city": "London", "zip": "N1 9GU"]],
+        "user": [
+            "name": "Ada Lovelace", "roles": ["admin", "editor"], "address": ["city": "London", "zip": "N1 9GU"],
+        ],
         "tags": ["a", "b", "c"], "page": "2",
     ]
     let flatEncoder = FlatParamsEncoder()

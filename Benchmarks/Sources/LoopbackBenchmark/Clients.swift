@@ -83,7 +83,8 @@ struct Runner: Sendable {
                 for try await part in response.body { total += part.readableBytes }
                 return total
             },
-            shutdown: { try await http.shutdown() })
+            shutdown: { try await http.shutdown() }
+        )
     }
 
     /// AsyncHTTPClient's `HTTPClientResponseDelegate` API with its own collecting delegate: what
@@ -94,10 +95,12 @@ struct Runner: Sendable {
         return Runner(
             get: { path in
                 let request = try HTTPClient.Request(url: prefix + path)
-                return try await http.execute(request: request, delegate: ResponseAccumulator(request: request)).get().body?.readableBytes ?? 0
+                return try await http.execute(request: request, delegate: ResponseAccumulator(request: request)).get()
+                    .body?.readableBytes ?? 0
             },
             stream: { _ in throw LoopbackError.usage },
-            shutdown: { try await http.shutdown() })
+            shutdown: { try await http.shutdown() }
+        )
     }
 
     /// URLSession's async `data(from:)`, and its data delegate for streaming (Linux has no `bytes(for:)`).
@@ -112,7 +115,8 @@ struct Runner: Sendable {
                 guard let url = URL(string: path, relativeTo: base) else { throw LoopbackError.badURL(path) }
                 return try await CountingDownload.run(url)
             },
-            shutdown: { session.invalidateAndCancel() })
+            shutdown: { session.invalidateAndCancel() }
+        )
     }
 
     private static func faraday(_ adapter: any Adapter, stack: BenchmarkStack, base: URL) -> Runner {
@@ -129,7 +133,8 @@ struct Runner: Sendable {
                 }
                 return total
             },
-            shutdown: { try await (adapter as? AsyncHTTPClientAdapter)?.shutdown() })
+            shutdown: { try await (adapter as? AsyncHTTPClientAdapter)?.shutdown() }
+        )
     }
 }
 

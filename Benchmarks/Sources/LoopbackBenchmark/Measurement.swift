@@ -22,7 +22,13 @@ struct Sample: Sendable {
 /// The path of the small JSON document the server returns (see run-loopback.sh's nginx.conf).
 let smallPath = "small.json"
 
-func measureRequests(_ mode: Mode, clients: [Client], count: Int, rounds: Int, base: URL) async throws -> [Client: [Sample]] {
+func measureRequests(
+    _ mode: Mode,
+    clients: [Client],
+    count: Int,
+    rounds: Int,
+    base: URL
+) async throws -> [Client: [Sample]] {
     var samples: [Client: [Sample]] = [:]
     for round in 0..<rounds {
         // Alternate the order each round so that no client always runs first or last.
@@ -30,21 +36,25 @@ func measureRequests(_ mode: Mode, clients: [Client], count: Int, rounds: Int, b
         for client in order {
             let runner = Runner.make(client, base: base)
             for _ in 0..<500 { _ = try await runner.get(smallPath) }  // connections, caches, cookies
-            samples[client, default: []].append(try await measure(count: count) {
-                switch mode {
-                case .sequential:
-                    for _ in 0..<count { _ = try await runner.get(smallPath) }
-                case .concurrent(let width):
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        for worker in 0..<width {
-                            group.addTask {
-                                for _ in stride(from: worker, to: count, by: width) { _ = try await runner.get(smallPath) }
+            samples[client, default: []].append(
+                try await measure(count: count) {
+                    switch mode {
+                    case .sequential:
+                        for _ in 0..<count { _ = try await runner.get(smallPath) }
+                    case .concurrent(let width):
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            for worker in 0..<width {
+                                group.addTask {
+                                    for _ in stride(from: worker, to: count, by: width) {
+                                        _ = try await runner.get(smallPath)
+                                    }
+                                }
                             }
+                            try await group.waitForAll()
                         }
-                        try await group.waitForAll()
                     }
                 }
-            })
+            )
             try await runner.shutdown()
         }
     }
@@ -75,9 +85,15 @@ struct RequestTable {
         for client in Client.allCases {
             guard let sample = median(client) else { continue }
             let ratio = median(client.raw).map { sample.requestsPerSecond / $0.requestsPerSecond } ?? .nan
-            lines.append(String(
-                format: "| %@ | %.0f | %.1f | %.2f |", client.label, sample.requestsPerSecond,
-                sample.cpuMicrosecondsPerRequest, ratio))
+            lines.append(
+                String(
+                    format: "| %@ | %.0f | %.1f | %.2f |",
+                    client.label,
+                    sample.requestsPerSecond,
+                    sample.cpuMicrosecondsPerRequest,
+                    ratio
+                )
+            )
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -99,8 +115,11 @@ struct StreamResult {
 
     var markdownRow: String {
         String(
-            format: "| %@ | %.0f MiB/s | %d MiB |", client.label, Double(bytes) / seconds / 1_048_576,
-            peakResidentBytes >> 20)
+            format: "| %@ | %.0f MiB/s | %d MiB |",
+            client.label,
+            Double(bytes) / seconds / 1_048_576,
+            peakResidentBytes >> 20
+        )
     }
 }
 
@@ -116,7 +135,12 @@ func measureStream(_ client: Client, bytes: Int, rounds: Int, base: URL) async t
     }
     try await runner.shutdown()
     let median = times.sorted()[times.count / 2]
-    return StreamResult(client: client, bytes: bytes, seconds: median, peakResidentBytes: ProcessUsage.peakResidentBytes())
+    return StreamResult(
+        client: client,
+        bytes: bytes,
+        seconds: median,
+        peakResidentBytes: ProcessUsage.peakResidentBytes()
+    )
 }
 
 /// What the kernel says of this process.

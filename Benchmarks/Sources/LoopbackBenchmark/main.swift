@@ -40,9 +40,15 @@ case "requests":
         print(RequestTable(mode: mode, count: count, rounds: rounds, results: results).markdown)
     }
 case "stream":
-    guard arguments.count > 2, let base = URL(string: arguments[1]), let client = Client(rawValue: arguments[2]) else { usage() }
+    guard arguments.count > 2, let base = URL(string: arguments[1]), let client = Client(rawValue: arguments[2]) else {
+        usage()
+    }
     let result = try await measureStream(
-        client, bytes: integer(at: 3, default: 1 << 30), rounds: integer(at: 4, default: 3), base: base)
+        client,
+        bytes: integer(at: 3, default: 1 << 30),
+        rounds: integer(at: 4, default: 3),
+        base: base
+    )
     print(result.markdownRow)
 default:
     usage()

@@ -22,7 +22,9 @@ package struct Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, the lock held.
-    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         try storage.withUnsafeMutablePointers { value, mutex throws(Failure) in
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }

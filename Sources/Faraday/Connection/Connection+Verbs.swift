@@ -3,7 +3,9 @@ import HTTPTypes
 extension Connection {
     /// Starts a GET request. See ``run(method:_:resolution:params:headers:body:configure:)``.
     public func get(
-        _ path: String = "", params: Params = Params(), headers: HTTPFields = HTTPFields(),
+        _ path: String = "",
+        params: Params = Params(),
+        headers: HTTPFields = HTTPFields(),
         configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
         run(method: .get, path, params: params, headers: headers, configure: configure)
@@ -16,7 +18,9 @@ extension Connection {
 
     /// Starts a HEAD request.
     public func head(
-        _ path: String = "", params: Params = Params(), headers: HTTPFields = HTTPFields(),
+        _ path: String = "",
+        params: Params = Params(),
+        headers: HTTPFields = HTTPFields(),
         configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
         run(method: .head, path, params: params, headers: headers, configure: configure)
@@ -24,7 +28,9 @@ extension Connection {
 
     /// Starts a DELETE request.
     public func delete(
-        _ path: String = "", params: Params = Params(), headers: HTTPFields = HTTPFields(),
+        _ path: String = "",
+        params: Params = Params(),
+        headers: HTTPFields = HTTPFields(),
         configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
         run(method: .delete, path, params: params, headers: headers, configure: configure)
@@ -32,7 +38,9 @@ extension Connection {
 
     /// Starts an OPTIONS request.
     public func options(
-        _ path: String = "", params: Params = Params(), headers: HTTPFields = HTTPFields(),
+        _ path: String = "",
+        params: Params = Params(),
+        headers: HTTPFields = HTTPFields(),
         configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
         run(method: .options, path, params: params, headers: headers, configure: configure)
@@ -40,7 +48,9 @@ extension Connection {
 
     /// Starts a TRACE request.
     public func trace(
-        _ path: String = "", params: Params = Params(), headers: HTTPFields = HTTPFields(),
+        _ path: String = "",
+        params: Params = Params(),
+        headers: HTTPFields = HTTPFields(),
         configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
         run(method: .trace, path, params: params, headers: headers, configure: configure)
@@ -48,24 +58,33 @@ extension Connection {
 
     /// Starts a POST request.
     public func post(
-        _ path: String = "", params: Params = Params(), headers: HTTPFields = HTTPFields(),
-        body: RequestBody = .empty, configure: ((inout Request) throws -> Void)? = nil
+        _ path: String = "",
+        params: Params = Params(),
+        headers: HTTPFields = HTTPFields(),
+        body: RequestBody = .empty,
+        configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
         run(method: .post, path, params: params, headers: headers, body: body, configure: configure)
     }
 
     /// Starts a PUT request.
     public func put(
-        _ path: String = "", params: Params = Params(), headers: HTTPFields = HTTPFields(),
-        body: RequestBody = .empty, configure: ((inout Request) throws -> Void)? = nil
+        _ path: String = "",
+        params: Params = Params(),
+        headers: HTTPFields = HTTPFields(),
+        body: RequestBody = .empty,
+        configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
         run(method: .put, path, params: params, headers: headers, body: body, configure: configure)
     }
 
     /// Starts a PATCH request.
     public func patch(
-        _ path: String = "", params: Params = Params(), headers: HTTPFields = HTTPFields(),
-        body: RequestBody = .empty, configure: ((inout Request) throws -> Void)? = nil
+        _ path: String = "",
+        params: Params = Params(),
+        headers: HTTPFields = HTTPFields(),
+        body: RequestBody = .empty,
+        configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
         run(method: .patch, path, params: params, headers: headers, body: body, configure: configure)
     }

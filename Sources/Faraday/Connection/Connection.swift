@@ -83,8 +83,12 @@ public final class Connection: Sendable {
         configure: (inout RackBuilder) throws -> Void = { _ in }
     ) throws {
         try self.init(
-            url: URLResolver.validateBase(url), headers: headers, params: params, options: options,
-            configure: configure)
+            url: URLResolver.validateBase(url),
+            headers: headers,
+            params: params,
+            options: options,
+            configure: configure
+        )
     }
 
     // MARK: Defaults
@@ -124,7 +128,8 @@ public final class Connection: Sendable {
             guard stack.app == nil else {
                 throw FaradayError(
                     .stackLocked,
-                    "The middleware stack is locked: it was built for the connection's first request. Configure it before making requests.")
+                    "The middleware stack is locked: it was built for the connection's first request. Configure it before making requests."
+                )
             }
             try edit(&stack.builder)
         }
@@ -211,7 +216,14 @@ public final class Connection: Sendable {
     ) -> Response {
         var request = Request(method: method, url: URL(filePath: "/"))
         do {
-            request = try makeRequest(method: method, path, resolution: resolution, params: params, headers: headers, body: body)
+            request = try makeRequest(
+                method: method,
+                path,
+                resolution: resolution,
+                params: params,
+                headers: headers,
+                body: body
+            )
             try configure?(&request)
         } catch {
             return Response(request: request, failure: FaradayError.wrapping(error, request: request))
@@ -286,7 +298,8 @@ public final class Connection: Sendable {
             let request = Request(method: .get, url: url ?? URL(filePath: "/"))
             return Response(
                 request: request,
-                failure: FaradayError(.invalidMethod, "\(method.debugDescription) is not a valid HTTP method token."))
+                failure: FaradayError(.invalidMethod, "\(method.debugDescription) is not a valid HTTP method token.")
+            )
         }
         return run(method: parsed, path, params: params, headers: headers, body: body, configure: configure)
     }

@@ -54,12 +54,15 @@ enum URLResolver {
         if path.hasPrefix("//") {
             throw FaradayError(
                 .invalidURL,
-                "The path \(path.debugDescription) would switch to another host; pass a full URL (https://…) to call another host.")
+                "The path \(path.debugDescription) would switch to another host; pass a full URL (https://…) to call another host."
+            )
         }
         let withoutFragment = path[..<(path.utf8.firstIndex(of: UInt8(ascii: "#")) ?? path.endIndex)]
         let questionMark = withoutFragment.utf8.firstIndex(of: UInt8(ascii: "?"))
         let pathPart = String(withoutFragment[..<(questionMark ?? withoutFragment.endIndex)])
-        let query = questionMark.map { escape(String(withoutFragment[withoutFragment.index(after: $0)...]), allowed: queryAllowed) }
+        let query = questionMark.map {
+            escape(String(withoutFragment[withoutFragment.index(after: $0)...]), allowed: queryAllowed)
+        }
 
         if let scheme = schemeOf(pathPart) {
             guard scheme == "http" || scheme == "https" else {
@@ -72,7 +75,10 @@ enum URLResolver {
         }
 
         guard let base else {
-            throw FaradayError(.invalidURL, "The path \(path.debugDescription) is relative and the connection has no base URL.")
+            throw FaradayError(
+                .invalidURL,
+                "The path \(path.debugDescription) is relative and the connection has no base URL."
+            )
         }
         guard let origin = base.origin else {
             throw FaradayError(.invalidURL, "The base URL \(base.url) is not valid.")
@@ -91,7 +97,10 @@ enum URLResolver {
             }
         }
         guard let url = URL(string: origin + fullPath) else {
-            throw FaradayError(.invalidURL, "The path \(path.debugDescription) does not make a valid URL with \(base.url).")
+            throw FaradayError(
+                .invalidURL,
+                "The path \(path.debugDescription) does not make a valid URL with \(base.url)."
+            )
         }
         return (url, query)
     }
@@ -99,11 +108,15 @@ enum URLResolver {
     /// A byte a path may hold as it is (RFC 3986 `pchar` and `/`, without `%`).
     private static func isPathByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"),
-            UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
-            UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"):
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
+            UInt8(ascii: "$"),
+            UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"),
+            UInt8(ascii: "+"),
+            UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"),
+            UInt8(ascii: "/"):
             true
         default: false
         }
@@ -130,7 +143,9 @@ enum URLResolver {
 
     private static let pathAllowed = CharacterSet.urlPathAllowed
     private static let queryAllowed = CharacterSet.urlQueryAllowed
-    private static let urlAllowed = CharacterSet.urlPathAllowed.union(.urlHostAllowed).union(CharacterSet(charactersIn: ":/[]@"))
+    private static let urlAllowed = CharacterSet.urlPathAllowed.union(.urlHostAllowed).union(
+        CharacterSet(charactersIn: ":/[]@")
+    )
 
     /// Percent-encodes what `allowed` does not contain, keeping valid `%XX` escapes and encoding a
     /// `%` that does not start one.
@@ -142,7 +157,8 @@ enum URLResolver {
         while index < scalars.count {
             let scalar = scalars[index]
             if scalar == "%" {
-                let isEscape = index + 2 < scalars.count
+                let isEscape =
+                    index + 2 < scalars.count
                     && scalars[index + 1].properties.isASCIIHexDigit && scalars[index + 2].properties.isASCIIHexDigit
                 result += isEscape ? "%" : "%25"
             } else if allowed.contains(scalar) {

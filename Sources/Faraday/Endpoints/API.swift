@@ -65,7 +65,9 @@ public struct API: Sendable {
 
     /// A POST answered with a resource.
     public func post<Resource>(
-        _ body: BodyProvider, to path: String, expecting decoder: ResponseDecoder<Resource>
+        _ body: BodyProvider,
+        to path: String,
+        expecting decoder: ResponseDecoder<Resource>
     ) -> Endpoint<Resource> {
         withBody(body, Endpoint(.post, path, decoder: decoder, base: base))
     }
@@ -77,7 +79,9 @@ public struct API: Sendable {
 
     /// A PUT answered with a resource.
     public func put<Resource>(
-        _ body: BodyProvider, to path: String, expecting decoder: ResponseDecoder<Resource>
+        _ body: BodyProvider,
+        to path: String,
+        expecting decoder: ResponseDecoder<Resource>
     ) -> Endpoint<Resource> {
         withBody(body, Endpoint(.put, path, decoder: decoder, base: base))
     }
@@ -89,7 +93,9 @@ public struct API: Sendable {
 
     /// A PATCH answered with a resource.
     public func patch<Resource>(
-        _ path: String, with body: BodyProvider, expecting decoder: ResponseDecoder<Resource>
+        _ path: String,
+        with body: BodyProvider,
+        expecting decoder: ResponseDecoder<Resource>
     ) -> Endpoint<Resource> {
         withBody(body, Endpoint(.patch, path, decoder: decoder, base: base))
     }
@@ -115,7 +121,12 @@ public struct API: Sendable {
     /// Starts an endpoint's call and returns the response handle, for streaming, callbacks or
     /// the raw env; the decoder is not applied.
     public func response<Resource>(for endpoint: Endpoint<Resource>) async throws(FaradayError) -> Response {
-        var request = try connection.makeRequest(method: endpoint.method, endpoint.path, params: endpoint.query, headers: endpoint.headers)
+        var request = try connection.makeRequest(
+            method: endpoint.method,
+            endpoint.path,
+            params: endpoint.query,
+            headers: endpoint.headers
+        )
         try endpoint.body?.encode(&request)
         try request.apply(endpoint.parameters)
         try request.encodeMultipartForm()
@@ -124,7 +135,9 @@ public struct API: Sendable {
             try await endpoint.authentication?.authenticate(&request)
         } catch {
             var wrapped = FaradayError.wrapping(error, request: request)
-            if !(error is FaradayError) && wrapped.code == .unknown { wrapped.message = "Preparing the request failed: \(error)" }
+            if !(error is FaradayError) && wrapped.code == .unknown {
+                wrapped.message = "Preparing the request failed: \(error)"
+            }
             throw wrapped
         }
         return connection.run(request)

@@ -40,7 +40,9 @@ public struct AuthenticationProvider: Sendable {
     }
 
     /// Your own scheme: `authenticate` sets whatever the request needs (usually a header).
-    public static func custom(_ authenticate: @escaping @Sendable (inout Request) async throws -> Void) -> AuthenticationProvider {
+    public static func custom(
+        _ authenticate: @escaping @Sendable (inout Request) async throws -> Void
+    ) -> AuthenticationProvider {
         AuthenticationProvider(authenticate)
     }
 }

@@ -86,7 +86,8 @@ public struct BodyProvider: Sendable {
 
     /// An `Encodable` value as a property list (`application/x-plist`).
     public static func propertyList(
-        _ value: some Encodable & Sendable, format: PropertyListSerialization.PropertyListFormat = .xml
+        _ value: some Encodable & Sendable,
+        format: PropertyListSerialization.PropertyListFormat = .xml
     ) -> BodyProvider {
         BodyProvider { request in
             request.body = .bytes(try PropertyListBody(value: value).encoded(format: format))

@@ -64,8 +64,14 @@ public struct Endpoint<Resource: Sendable>: Sendable {
         base: Endpoint<Base>
     ) {
         self.init(
-            method, Self.join(base.path, path), query: base.query, headers: base.headers,
-            parameters: base.parameters, body: base.body, decoder: decoder)
+            method,
+            Self.join(base.path, path),
+            query: base.query,
+            headers: base.headers,
+            parameters: base.parameters,
+            body: base.body,
+            decoder: decoder
+        )
         self.authentication = base.authentication
         self.configure = base.configure
     }
@@ -80,7 +86,14 @@ public struct Endpoint<Resource: Sendable>: Sendable {
     /// This endpoint reading its response with another decoder.
     public func decoding<Other>(_ decoder: ResponseDecoder<Other>) -> Endpoint<Other> {
         var other = Endpoint<Other>(
-            method, path, query: query, headers: headers, parameters: parameters, body: body, decoder: decoder)
+            method,
+            path,
+            query: query,
+            headers: headers,
+            parameters: parameters,
+            body: body,
+            decoder: decoder
+        )
         other.authentication = authentication
         other.configure = configure
         return other

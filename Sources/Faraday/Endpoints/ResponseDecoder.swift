@@ -29,8 +29,13 @@ public struct ResponseDecoder<Resource: Sendable>: Sendable {
             throw error.attaching(env.request)
         } catch {
             throw FaradayError(
-                .parsingFailed, "The response body could not be decoded as \(Resource.self): \(error)",
-                method: env.request.method, url: env.request.url, response: env.response, underlying: error)
+                .parsingFailed,
+                "The response body could not be decoded as \(Resource.self): \(error)",
+                method: env.request.method,
+                url: env.request.url,
+                response: env.response,
+                underlying: error
+            )
         }
     }
 }
@@ -49,8 +54,12 @@ extension ResponseDecoder where Resource: Decodable {
                     return empty
                 }
                 throw FaradayError(
-                    .parsingFailed, "The response body is empty; expected JSON for \(Resource.self).",
-                    method: env.request.method, url: env.request.url, response: env.response)
+                    .parsingFailed,
+                    "The response body is empty; expected JSON for \(Resource.self).",
+                    method: env.request.method,
+                    url: env.request.url,
+                    response: env.response
+                )
             }
             return try (decoder ?? env.jsonDecoder).decode(Resource.self, from: body)
         }
@@ -66,8 +75,12 @@ extension ResponseDecoder where Resource == String {
         ResponseDecoder { env in
             guard let text = String(data: env.body, encoding: encoding) else {
                 throw FaradayError(
-                    .parsingFailed, "The response body is not valid \(encoding) text.",
-                    method: env.request.method, url: env.request.url, response: env.response)
+                    .parsingFailed,
+                    "The response body is not valid \(encoding) text.",
+                    method: env.request.method,
+                    url: env.request.url,
+                    response: env.response
+                )
             }
             return text
         }

@@ -19,7 +19,10 @@ enum Segment: Sendable {
             let size = (attributes[.size] as? NSNumber)?.intValue,
             FileManager.default.isReadableFile(atPath: url.path)
         else {
-            throw FaradayError(.encodingFailed, "The file \(url.path) does not exist or is not a readable regular file.")
+            throw FaradayError(
+                .encodingFailed,
+                "The file \(url.path) does not exist or is not a readable regular file."
+            )
         }
         return size
     }

@@ -1,4 +1,3 @@
-
 /// Cancellation shared by every layer of one call: the user's handle, the middleware and the adapter.
 ///
 /// Adapters register a handler that stops their transfer; ``cancel()`` runs every handler once.

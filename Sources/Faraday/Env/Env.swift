@@ -80,7 +80,11 @@ public struct Env: Sendable {
 extension Env {
     /// Which completion of a call an ``Env`` is.
     public struct Phase: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: Hashable, Sendable { case request, frame(Int), final }
+        private enum Kind: Hashable, Sendable {
+            case request
+            case frame(Int)
+            case final
+        }
         private let kind: Kind
 
         /// On the way down: no response yet.

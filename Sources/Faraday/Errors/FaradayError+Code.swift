@@ -134,8 +134,10 @@ extension FaradayError {
 
         /// `true` for the codes of 4xx statuses.
         public var isClientError: Bool {
-            [.badRequest, .unauthorized, .forbidden, .resourceNotFound, .proxyAuthenticationRequired,
-             .requestTimeout, .conflict, .unprocessableEntity, .tooManyRequests, .clientError].contains(self)
+            [
+                .badRequest, .unauthorized, .forbidden, .resourceNotFound, .proxyAuthenticationRequired,
+                .requestTimeout, .conflict, .unprocessableEntity, .tooManyRequests, .clientError,
+            ].contains(self)
         }
     }
 }

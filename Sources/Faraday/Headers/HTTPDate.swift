@@ -32,7 +32,9 @@ enum HTTPDate {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
         // Reject dates that do not exist (31 February) instead of rolling them over.
-        guard let date = calendar.date(from: components), calendar.component(.day, from: date) == day else { return nil }
+        guard let date = calendar.date(from: components), calendar.component(.day, from: date) == day else {
+            return nil
+        }
         return date
     }
 

@@ -28,7 +28,9 @@ extension HTTPFields {
             if !contentTypes.isEmpty { self[.accept] = contentTypes.joined(separator: ", ") }
             return
         }
-        var accepted = existing.flatMap { $0.split(separator: ",") }.map(\.trimmingHTTPWhitespace).filter { !$0.isEmpty }
+        var accepted = existing.flatMap { $0.split(separator: ",") }.map(\.trimmingHTTPWhitespace).filter {
+            !$0.isEmpty
+        }
         let before = accepted.count
         for type in contentTypes where !accepted.contains(where: { $0.equalsIgnoringASCIICase(type) }) {
             accepted.append(type[...])
@@ -53,7 +55,9 @@ extension HTTPFields {
             guard let equals = piece.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
             let key = piece[..<equals].trimmingHTTPWhitespace.lowercasedASCII
             var parameter = piece[piece.utf8.index(after: equals)...].trimmingHTTPWhitespace
-            if parameter.utf8.count >= 2, parameter.utf8.first == UInt8(ascii: "\""), parameter.utf8.last == UInt8(ascii: "\"") {
+            if parameter.utf8.count >= 2, parameter.utf8.first == UInt8(ascii: "\""),
+                parameter.utf8.last == UInt8(ascii: "\"")
+            {
                 parameter = parameter.dropFirst().dropLast()
             }
             parameters[key] = String(parameter)
@@ -98,6 +102,7 @@ extension HTTPFields {
     }
 
     private static func needsQuotes(_ value: String) -> Bool {
-        value.isEmpty || value.contains { !($0.isASCII && ($0.isLetter || $0.isNumber || "-._~+!#$&^`|*'".contains($0))) }
+        value.isEmpty
+            || value.contains { !($0.isASCII && ($0.isLetter || $0.isNumber || "-._~+!#$&^`|*'".contains($0))) }
     }
 }

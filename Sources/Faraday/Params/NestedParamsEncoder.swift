@@ -77,7 +77,10 @@ public struct NestedParamsEncoder: ParamsEncoder {
             rest = rest[rest.index(after: close)...]
         }
         guard path.count <= maxDepth + 1 else {
-            throw FaradayError(.parsingFailed, "The parameter \(name.prefix(64))… is nested deeper than \(maxDepth) levels.")
+            throw FaradayError(
+                .parsingFailed,
+                "The parameter \(name.prefix(64))… is nested deeper than \(maxDepth) levels."
+            )
         }
         return path
     }
@@ -130,7 +133,10 @@ public struct NestedParamsEncoder: ParamsEncoder {
     }
 
     private func conflict(_ name: String) -> FaradayError {
-        FaradayError(.parsingFailed, "The parameter \(name.prefix(64)) mixes a value, an array and nested keys under one name.")
+        FaradayError(
+            .parsingFailed,
+            "The parameter \(name.prefix(64)) mixes a value, an array and nested keys under one name."
+        )
     }
 
     /// Dictionaries whose keys are all indices (`a[0]=x&a[1]=y`) become arrays in index order.

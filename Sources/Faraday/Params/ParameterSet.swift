@@ -63,9 +63,13 @@ public struct ParameterSet: Sendable {
         case .string(let value): .string(value)
         case .array(let elements): .array(elements.map(paramsValue))
         case .object(let members):
-            .dictionary(Params(members.keys.sorted().compactMap { key in
-                members[key].map { Params.Entry(name: key, value: paramsValue($0)) }
-            }))
+            .dictionary(
+                Params(
+                    members.keys.sorted().compactMap { key in
+                        members[key].map { Params.Entry(name: key, value: paramsValue($0)) }
+                    }
+                )
+            )
         }
     }
 }

@@ -36,7 +36,9 @@ extension Request {
             if let query = merged.first(where: { $0.encoding.key == "url" }) { params = params.merging(query.params) }
             if var form = body.value as? MultipartForm {
                 // A file upload: JSON is ignored, property-list parameters become text parts.
-                for name in propertyList?.names ?? [] { form.append(.text(name, Self.formText(propertyList?[name] ?? .null))) }
+                for name in propertyList?.names ?? [] {
+                    form.append(.text(name, Self.formText(propertyList?[name] ?? .null)))
+                }
                 body = .multipart(form)
             } else if body.isEmpty && body.value == nil {
                 // No upload: the body set that came last wins.
@@ -48,7 +50,8 @@ extension Request {
         } catch let error as FaradayError {
             throw error.attaching(self)
         } catch {
-            throw FaradayError(.encodingFailed, "A custom parameter encoding failed: \(error)", underlying: error).attaching(self)
+            throw FaradayError(.encodingFailed, "A custom parameter encoding failed: \(error)", underlying: error)
+                .attaching(self)
         }
     }
 
@@ -61,7 +64,11 @@ extension Request {
             do {
                 body = .bytes(try Self.sortedJSON(set.object))
             } catch {
-                throw FaradayError(.encodingFailed, "The JSON parameters could not be encoded: \(error)", underlying: error)
+                throw FaradayError(
+                    .encodingFailed,
+                    "The JSON parameters could not be encoded: \(error)",
+                    underlying: error
+                )
             }
             if headers[.contentType] == nil { headers[.contentType] = "application/json" }
         }

@@ -12,7 +12,9 @@ import Foundation
 /// Templated HAL links are expanded with it.
 public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
     /// A variable's value: a string, a list, or ordered name–value pairs.
-    public enum Value: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    public enum Value: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+        ExpressibleByDictionaryLiteral
+    {
         /// One string.
         case string(String)
         /// Several strings.
@@ -36,7 +38,9 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
 
         public init(stringLiteral value: String) { self = .string(value) }
         public init(arrayLiteral elements: String...) { self = .list(elements) }
-        public init(dictionaryLiteral elements: (String, String)...) { self = .pairs(elements.map { Pair($0.0, $0.1) }) }
+        public init(dictionaryLiteral elements: (String, String)...) {
+            self = .pairs(elements.map { Pair($0.0, $0.1) })
+        }
 
         /// `true` for an empty list or empty pairs (which expand to nothing, like undefined).
         var isEmptyComposite: Bool {
@@ -173,7 +177,8 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
                 index = name.index(index, offsetBy: 3)
                 continue
             }
-            guard character.isASCII, character.isLetter || character.isNumber || character == "_" || character == "." else { return false }
+            guard character.isASCII, character.isLetter || character.isNumber || character == "_" || character == "."
+            else { return false }
             index = name.index(after: index)
         }
         return true
@@ -204,14 +209,18 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
         case .list(let items):
             if spec.explode {
                 guard op.named else { return items.map(encode).joined(separator: op.separator) }
-                return items.map { spec.name + ($0.isEmpty ? op.ifEmpty : "=" + encode($0)) }.joined(separator: op.separator)
+                return items.map { spec.name + ($0.isEmpty ? op.ifEmpty : "=" + encode($0)) }.joined(
+                    separator: op.separator
+                )
             }
             let joined = items.map(encode).joined(separator: ",")
             return op.named ? spec.name + "=" + joined : joined
         case .pairs(let pairs):
             if spec.explode {
-                return pairs.map { encode($0.name) + ($0.value.isEmpty && op.named ? op.ifEmpty : "=" + encode($0.value)) }
-                    .joined(separator: op.separator)
+                return pairs.map {
+                    encode($0.name) + ($0.value.isEmpty && op.named ? op.ifEmpty : "=" + encode($0.value))
+                }
+                .joined(separator: op.separator)
             }
             let joined = pairs.flatMap { [encode($0.name), encode($0.value)] }.joined(separator: ",")
             return op.named ? spec.name + "=" + joined : joined
@@ -231,7 +240,8 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
             if unreserved.contains(byte) || (allowsReserved && reserved.contains(byte)) {
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             } else if allowsReserved, byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-                Character(Unicode.Scalar(bytes[index + 1])).isHexDigit, Character(Unicode.Scalar(bytes[index + 2])).isHexDigit
+                Character(Unicode.Scalar(bytes[index + 1])).isHexDigit,
+                Character(Unicode.Scalar(bytes[index + 2])).isHexDigit
             {
                 result += String(decoding: bytes[index...(index + 2)], as: UTF8.self)
                 index += 3

@@ -194,8 +194,11 @@ public final class Response: Sendable {
             if done.wait(timeout: .now() + max(0, timeout.timeInterval)) == .timedOut {
                 cancel()
                 throw FaradayError(
-                    .callTimeout, "The call did not finish within \(timeout).",
-                    method: request.method, url: request.url)
+                    .callTimeout,
+                    "The call did not finish within \(timeout).",
+                    method: request.method,
+                    url: request.url
+                )
             }
         } else {
             done.wait()
@@ -246,7 +249,11 @@ public final class Response: Sendable {
 
     /// Starts the call if nobody has, then takes the right to pull its completions if nobody holds it.
     func acquire() async -> Role {
-        enum Next { case waitForHead, drive(Completions), follow }
+        enum Next {
+            case waitForHead
+            case drive(Completions)
+            case follow
+        }
         while true {
             await startIfIdle()
             let next = state.withLock { state -> Next in

@@ -20,8 +20,12 @@ extension Completions {
     ) -> Completions {
         let registration = head.cancellation.onCancel(cancelTransfer)
         let transfer = TransferFrames(
-            cancellation: head.cancellation, registration: registration, nextFrame: nextFrame,
-            cancelTransfer: cancelTransfer, mapError: mapError)
+            cancellation: head.cancellation,
+            registration: registration,
+            nextFrame: nextFrame,
+            cancelTransfer: cancelTransfer,
+            mapError: mapError
+        )
         return .streamed(head: head, frames: ByteStream(transfer))
     }
 }
@@ -40,7 +44,10 @@ private struct TransferFrames: AsyncSequence, Sendable {
         mutating func next() async throws -> Data? {
             let frames = self.frames
             do {
-                let frame = try await frames.cancellation.withCancellationHandler(frames.nextFrame, onCancel: frames.cancelTransfer)
+                let frame = try await frames.cancellation.withCancellationHandler(
+                    frames.nextFrame,
+                    onCancel: frames.cancelTransfer
+                )
                 if frame == nil { frames.cancellation.removeHandler(frames.registration) }
                 return frame
             } catch {

@@ -127,8 +127,10 @@ public struct Completions: Sendable {
             self.completions = completions
             self.frames = completions.frames.map { chunks in
                 FrameReader(
-                    chunks: chunks, streaming: completions.head.request.options.streaming ?? .chunks,
-                    cancellation: completions.head.cancellation)
+                    chunks: chunks,
+                    streaming: completions.head.request.options.streaming ?? .chunks,
+                    cancellation: completions.head.cancellation
+                )
             }
         }
 

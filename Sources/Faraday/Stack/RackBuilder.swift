@@ -72,7 +72,8 @@ public struct RackBuilder: Sendable {
         guard let adapter else {
             throw FaradayError(
                 .noAdapter,
-                "The connection has no adapter; set one with `builder.adapter = …` or `connection.adapter(…)`.")
+                "The connection has no adapter; set one with `builder.adapter = …` or `connection.adapter(…)`."
+            )
         }
         return handlers.reversed().reduce(adapter as any App) { app, handler in handler.build(app: app) }
     }

@@ -92,7 +92,10 @@ public struct EventSource: AsyncSequence, Sendable {
                     throw FaradayError(
                         .invalidResponse,
                         "The event stream answered \(status) with \(head.responseHeaders.contentType ?? "no content type"); expected 200 text/event-stream.",
-                        method: .get, url: head.request.url, response: head.response)
+                        method: .get,
+                        url: head.request.url,
+                        response: head.response
+                    )
                 }
                 current = response.completions.makeAsyncIterator()
             } catch let error as FaradayError where error.code == .connectionFailed || error.isTimeout {
@@ -103,7 +106,10 @@ public struct EventSource: AsyncSequence, Sendable {
         private mutating func pauseBeforeReconnecting() async throws {
             failedReconnects += 1
             guard failedReconnects <= source.maxReconnects else {
-                throw FaradayError(.connectionFailed, "The event stream could not be resumed after \(source.maxReconnects) attempts.")
+                throw FaradayError(
+                    .connectionFailed,
+                    "The event stream could not be resumed after \(source.maxReconnects) attempts."
+                )
             }
             try await Task.sleep(for: retry)
         }

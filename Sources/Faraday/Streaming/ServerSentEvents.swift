@@ -150,7 +150,12 @@ struct ServerSentEventFramer: Framer {
         }
         guard hasData else { return }
         if data.hasSuffix("\n") { data.removeLast() }
-        let event = ServerSentEvent(type: type.isEmpty ? "message" : type, data: data, lastEventID: lastEventID, retry: retry)
+        let event = ServerSentEvent(
+            type: type.isEmpty ? "message" : type,
+            data: data,
+            lastEventID: lastEventID,
+            retry: retry
+        )
         frames.append(Frame(data.utf8Data, event: event))
     }
 }

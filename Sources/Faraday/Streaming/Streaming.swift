@@ -188,7 +188,9 @@ extension Data {
     /// Without leading and trailing JSON whitespace.
     fileprivate func trimmingWhitespace() -> Data {
         let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return Data() }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return Data()
+        }
         return Data(self[first...last])
     }
 }

@@ -1,5 +1,6 @@
-@testable import Faraday
 import Testing
+
+@testable import Faraday
 
 @Suite(.timeLimit(.minutes(1))) struct LockedTests {
     @Test func concurrentUpdatesAreNeverLost() async {

@@ -19,7 +19,8 @@ private let ecPEM = """
     Iy1HJ+l+M57Rsg71
     -----END CERTIFICATE-----
     """
-private let ecSPKI = "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE/NjR0mbeSOYFIyqoK4wcuuAVC9IT0TZuuDluaGkEgPEHN0pQDQWLmINDRezbSrViwxysZ8kwnIQjMro9Muzueg=="
+private let ecSPKI =
+    "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE/NjR0mbeSOYFIyqoK4wcuuAVC9IT0TZuuDluaGkEgPEHN0pQDQWLmINDRezbSrViwxysZ8kwnIQjMro9Muzueg=="
 
 /// The same for RSA 2048, whose lengths take the long DER form.
 private let rsaPEM = """
@@ -43,7 +44,8 @@ private let rsaPEM = """
     sdOE7T7PGgJDsq9Y2uHFNiM=
     -----END CERTIFICATE-----
     """
-private let rsaSPKI = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAkO50FGN1f+aXMcG3SkkNocSx0eme9MuWywxBbtJ64S8PVuKrGJlDLNYo2sqPiPvIoN2fP2Q9hyZlYtq1+1eclUvs+L5Gd4TSl/nfSnLhoJP36OJwV80dFIhQywVh6j6pMin6cLEHJwmAgsfKEQo/BC/HeJqf9MchF3bp+fgYvhHYxJk5MguHu07jeyU+w2gB3s8fwtxQCuKJe3feJC7tfvCtHJT8wnPqXoZ6znvnG+IOVLbaff9AX51t3XD2QmWr6yZQmx6dKKpk4t0y9AHUJFZ9Dnnkw9/7VIIo7YP1FOwLXEdbRqXABbSU9XaYaoIhYUIfSCXmDDvzmaXCelRTbQIDAQAB"
+private let rsaSPKI =
+    "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAkO50FGN1f+aXMcG3SkkNocSx0eme9MuWywxBbtJ64S8PVuKrGJlDLNYo2sqPiPvIoN2fP2Q9hyZlYtq1+1eclUvs+L5Gd4TSl/nfSnLhoJP36OJwV80dFIhQywVh6j6pMin6cLEHJwmAgsfKEQo/BC/HeJqf9MchF3bp+fgYvhHYxJk5MguHu07jeyU+w2gB3s8fwtxQCuKJe3feJC7tfvCtHJT8wnPqXoZ6znvnG+IOVLbaff9AX51t3XD2QmWr6yZQmx6dKKpk4t0y9AHUJFZ9Dnnkw9/7VIIo7YP1FOwLXEdbRqXABbSU9XaYaoIhYUIfSCXmDDvzmaXCelRTbQIDAQAB"
 
 private func isInvalid(_ error: FaradayError) -> Bool { error.code == .invalidRequest }
 
@@ -85,7 +87,9 @@ private func isInvalid(_ error: FaradayError) -> Bool { error.code == .invalidRe
         let der = (try? TLSCertificate(pem: ecPEM).der) ?? []
         for _ in 0..<2_000 {
             var bytes = der
-            for _ in 0..<3 { bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
+            for _ in 0..<3 {
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
             _ = try? TLSCertificate(der: bytes)
             _ = try? TLSCertificate(der: (0..<Int.random(in: 0..<64)).map { _ in UInt8.random(in: 0...255) })
         }
@@ -95,7 +99,9 @@ private func isInvalid(_ error: FaradayError) -> Bool { error.code == .invalidRe
         #expect(throws: FaradayError.self) { try ClientIdentity(certificateChain: [], privateKey: .der([1])) }
         #expect(throws: FaradayError.self) { try ClientIdentity(certificatePEM: ecPEM, privateKeyPEM: "not a key") }
         let identity = try ClientIdentity(
-            certificatePEM: ecPEM, privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nAA==\n-----END PRIVATE KEY-----")
+            certificatePEM: ecPEM,
+            privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nAA==\n-----END PRIVATE KEY-----"
+        )
         #expect(identity.certificateChain.count == 1)
         // Options are printed with envs and errors: the key never is.
         let printed = "\(RequestOptions(tls: TLSOptions(clientIdentity: identity)))"
@@ -111,7 +117,12 @@ private func isInvalid(_ error: FaradayError) -> Bool { error.code == .invalidRe
     private let sha1 = Array(100..<120).map(UInt8.init)
 
     private func presented(spki: [UInt8]? = nil) throws -> PresentedCertificate {
-        PresentedCertificate(try TLSCertificate(pem: ecPEM), sha256: sha256, sha1: sha1, publicKeySHA256: spki ?? sha256.reversed())
+        PresentedCertificate(
+            try TLSCertificate(pem: ecPEM),
+            sha256: sha256,
+            sha1: sha1,
+            publicKeySHA256: spki ?? sha256.reversed()
+        )
     }
 
     @Test func fingerprintsInEveryUsualForm() throws {
@@ -136,7 +147,10 @@ private func isInvalid(_ error: FaradayError) -> Bool { error.code == .invalidRe
 
     @Test func malformedFingerprintsAreTypedErrors() {
         let hex = sha256.map { String(format: "%02X", $0) }.joined()
-        for bad in ["", "zz", String(hex.dropLast(2)), hex + "00", "sha256/not-base64!", Data(sha1).base64EncodedString(), String(repeating: "g", count: 64)] {
+        for bad in [
+            "", "zz", String(hex.dropLast(2)), hex + "00", "sha256/not-base64!", Data(sha1).base64EncodedString(),
+            String(repeating: "g", count: 64),
+        ] {
             #expect(throws: FaradayError.self, "\(bad)") { try CertificatePin.certificateSHA256(bad) }
         }
         #expect(throws: FaradayError.self) { try CertificatePin.certificateSHA1(hex) }
@@ -182,7 +196,9 @@ private func isInvalid(_ error: FaradayError) -> Bool { error.code == .invalidRe
     @Test func aMismatchNamesTheHostAndEveryFingerprintSeen() throws {
         let issuerPin = CertificatePin.certificate(try TLSCertificate(pem: rsaPEM))
         let leafOnly = PinningPolicy([.pin("example.com", [issuerPin], scope: .leaf)])
-        let error = #expect(throws: FaradayError.self) { try leafOnly.verify(host: "api.example.com", chain: try chain()) }
+        let error = #expect(throws: FaradayError.self) {
+            try leafOnly.verify(host: "api.example.com", chain: try chain())
+        }
         #expect(error?.code == .tlsFailure)
         #expect(error?.message.contains("api.example.com") == true)
         #expect(error?.message.contains("sha256/Aw==") == true)
@@ -192,7 +208,10 @@ private func isInvalid(_ error: FaradayError) -> Bool { error.code == .invalidRe
         #expect(mismatch?.presented.count == 2)
         // In chain scope the issuer's pin matches; a backup pin matches like any other.
         try PinningPolicy([.pin("example.com", [issuerPin])]).verify(host: "api.example.com", chain: try chain())
-        try PinningPolicy([.pin("example.com", [], backup: [issuerPin])]).verify(host: "example.com", chain: try chain())
+        try PinningPolicy([.pin("example.com", [], backup: [issuerPin])]).verify(
+            host: "example.com",
+            chain: try chain()
+        )
         // Unpinned and disabled hosts pass whatever they present.
         try leafOnly.verify(host: "other.net", chain: [])
         try PinningPolicy([.disable("example.com")]).verify(host: "example.com", chain: [])

@@ -1,6 +1,7 @@
-@testable import Faraday
 import Foundation
 import Testing
+
+@testable import Faraday
 
 @Suite struct CookieJarTests {
     private let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -42,8 +43,10 @@ import Testing
         #expect(jar.allCookies.isEmpty)
     }
 
-    @Test(arguments: [("Domain=com", "https://example.com/"), ("Domain=co.uk", "https://shop.co.uk/"),
-                      ("Domain=github.io", "https://me.github.io/"), ("Domain=.com", "https://example.com/")])
+    @Test(arguments: [
+        ("Domain=com", "https://example.com/"), ("Domain=co.uk", "https://shop.co.uk/"),
+        ("Domain=github.io", "https://me.github.io/"), ("Domain=.com", "https://example.com/"),
+    ])
     func cookiesForPublicSuffixesAreRejected(_ attribute: String, _ origin: String) throws {
         #expect(try jar(["sid=1; \(attribute)"], from: origin).allCookies.isEmpty)
     }
@@ -74,12 +77,16 @@ import Testing
 
     @Test func pathsMatchByPrefixAtASlash() throws {
         let jar = try jar(["a=1; Path=/docs"], from: "https://example.com/")
-        for path in ["/docs", "/docs/", "/docs/web/page"] { #expect(try header(jar, "https://example.com\(path)") == "a=1") }
+        for path in ["/docs", "/docs/", "/docs/web/page"] {
+            #expect(try header(jar, "https://example.com\(path)") == "a=1")
+        }
         for path in ["/", "/docsets", "/Docs"] { #expect(try header(jar, "https://example.com\(path)") == nil) }
     }
 
-    @Test(arguments: [("https://example.com/a/b/c", "/a/b"), ("https://example.com/a", "/"), ("https://example.com", "/"),
-                      ("https://example.com/a/", "/a")])
+    @Test(arguments: [
+        ("https://example.com/a/b/c", "/a/b"), ("https://example.com/a", "/"), ("https://example.com", "/"),
+        ("https://example.com/a/", "/a"),
+    ])
     func theDefaultPathIsTheRequestsDirectory(_ origin: String, _ expected: String) throws {
         #expect(try jar(["a=1"], from: origin).allCookies.first?.path == expected)
         #expect(try jar(["a=1; Path=relative"], from: origin).allCookies.first?.path == expected)
@@ -119,7 +126,9 @@ import Testing
     }
 
     @Test func invalidMaxAgeAndExpiresAreIgnored() throws {
-        let cookie = try #require(try jar(["a=1; Max-Age=12abc; Expires=not a date"], from: "https://example.com/").allCookies.first)
+        let cookie = try #require(
+            try jar(["a=1; Max-Age=12abc; Expires=not a date"], from: "https://example.com/").allCookies.first
+        )
         #expect(cookie.expiresAt == nil)
     }
 
@@ -144,7 +153,9 @@ import Testing
     }
 
     @Test func httpOnlyAndSameSiteAreKept() throws {
-        let cookie = try #require(try jar(["a=1; HttpOnly; SameSite=lax"], from: "https://example.com/").allCookies.first)
+        let cookie = try #require(
+            try jar(["a=1; HttpOnly; SameSite=lax"], from: "https://example.com/").allCookies.first
+        )
         #expect(cookie.isHTTPOnly)
         #expect(cookie.sameSite == .lax)
         #expect(try jar(["a=1; SameSite=bogus"], from: "https://example.com/").allCookies.first?.sameSite == nil)
@@ -161,7 +172,9 @@ import Testing
 
     // MARK: Hostile input
 
-    @Test(arguments: ["", "novalue", "=nameless", "a\u{0}b=1", "a=b\u{7}", "big=" + String(repeating: "x", count: 5000)])
+    @Test(arguments: [
+        "", "novalue", "=nameless", "a\u{0}b=1", "a=b\u{7}", "big=" + String(repeating: "x", count: 5000),
+    ])
     func malformedCookiesAreIgnored(_ header: String) throws {
         #expect(try jar([header], from: "https://example.com/").allCookies.isEmpty)
     }
@@ -205,9 +218,11 @@ import Testing
 
     @Test func combinedHeadersSplitAtCookiesNotAtDates() {
         let combined = "a=1; Expires=Wed, 21 Oct 2065 07:28:00 GMT; Path=/, b=2, c=3; Max-Age=5"
-        #expect(SetCookie.split(combined: combined) == [
-            "a=1; Expires=Wed, 21 Oct 2065 07:28:00 GMT; Path=/", "b=2", "c=3; Max-Age=5",
-        ])
+        #expect(
+            SetCookie.split(combined: combined) == [
+                "a=1; Expires=Wed, 21 Oct 2065 07:28:00 GMT; Path=/", "b=2", "c=3; Max-Age=5",
+            ]
+        )
     }
 
     @Test func manyTasksCanUseOneJar() async throws {
@@ -234,8 +249,10 @@ import Testing
         #expect(HTTPDate.parse(text) == Date(timeIntervalSince1970: 1_445_412_480))
     }
 
-    @Test(arguments: ["", "Wed, 31 Feb 2015 07:28:00 GMT", "Wed, 21 Oct 2015 25:28:00 GMT", "21 Oct 1500 07:28:00",
-                      "Wed, 21 Foo 2015 07:28:00 GMT", "tomorrow"])
+    @Test(arguments: [
+        "", "Wed, 31 Feb 2015 07:28:00 GMT", "Wed, 21 Oct 2015 25:28:00 GMT", "21 Oct 1500 07:28:00",
+        "Wed, 21 Foo 2015 07:28:00 GMT", "tomorrow",
+    ])
     func invalidDatesDoNotParse(_ text: String) {
         #expect(HTTPDate.parse(text) == nil)
     }

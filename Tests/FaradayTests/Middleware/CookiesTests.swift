@@ -31,10 +31,13 @@ import Testing
 
     @Test func cookiesOfAStreamedResponseAreStoredWithItsFirstFrame() async throws {
         let stubs = TestAdapter()
-        stubs.get("/v1/s") { _, _ in StubResponse(headers: [.setCookie: "s=1"], chunks: [Data("x".utf8), Data("y".utf8)]) }
+        stubs.get("/v1/s") { _, _ in
+            StubResponse(headers: [.setCookie: "s=1"], chunks: [Data("x".utf8), Data("y".utf8)])
+        }
         let jar = CookieJar()
         let connection = try makeConnection([Cookies.Handler(jar: jar)], adapter: stubs)
-        for try await env in connection.get("s", configure: { $0.options.streaming = .chunks }).completions where env.phase.frameIndex == 0 {
+        for try await env in connection.get("s", configure: { $0.options.streaming = .chunks }).completions
+        where env.phase.frameIndex == 0 {
             #expect(jar.allCookies.map(\.name) == ["s"])
         }
     }
@@ -69,11 +72,16 @@ import Testing
 
         let withSessions = temporaryFile()
         defer { try? FileManager.default.removeItem(at: withSessions) }
-        try CookieJar(file: withSessions, persistsSessionCookies: true).store(setCookieHeaders: ["session=1"], from: origin)
+        try CookieJar(file: withSessions, persistsSessionCookies: true).store(
+            setCookieHeaders: ["session=1"],
+            from: origin
+        )
         #expect(try CookieJar(file: withSessions).cookieHeader(for: origin) == "session=1")
     }
 
-    @Test(arguments: ["not json", #"{"cookies":[]}"#, #"{"format":"faraday-cookies","version":1,"cookies":[{"name":1}]}"#])
+    @Test(arguments: [
+        "not json", #"{"cookies":[]}"#, #"{"format":"faraday-cookies","version":1,"cookies":[{"name":1}]}"#,
+    ])
     func aCorruptFileIsAClearErrorAndIsLeftAlone(_ contents: String) throws {
         let file = temporaryFile()
         defer { try? FileManager.default.removeItem(at: file) }

@@ -3,7 +3,10 @@ import Foundation
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct DecodeJSONTests {
-    private func connection(_ stubs: TestAdapter, _ handler: DecodeJSON.Handler = DecodeJSON.Handler()) throws -> Connection {
+    private func connection(
+        _ stubs: TestAdapter,
+        _ handler: DecodeJSON.Handler = DecodeJSON.Handler()
+    ) throws -> Connection {
         try makeConnection([handler], adapter: stubs)
     }
 
@@ -27,8 +30,14 @@ import Testing
         let stubs = TestAdapter()
         stubs.get("/v1/text") { _, _ in StubResponse(headers: [.contentType: "text/plain"], body: "{not json") }
         stubs.get("/v1/empty") { _, _ in StubResponse(headers: [.contentType: "application/json"]) }
-        stubs.get("/v1/nocontent") { _, _ in StubResponse(status: .noContent, headers: [.contentType: "application/json"], body: "x") }
-        stubs.stub(.head, .path("/v1/head"), response: StubResponse(headers: [.contentType: "application/json"], body: "x"))
+        stubs.get("/v1/nocontent") { _, _ in
+            StubResponse(status: .noContent, headers: [.contentType: "application/json"], body: "x")
+        }
+        stubs.stub(
+            .head,
+            .path("/v1/head"),
+            response: StubResponse(headers: [.contentType: "application/json"], body: "x")
+        )
         let connection = try connection(stubs)
         #expect(try await connection.get("text").value.json == nil)
         #expect(try await connection.get("empty").value.json == nil)
@@ -63,10 +72,14 @@ import Testing
     @Test func decodesEachFrameOfAStream() async throws {
         let stubs = TestAdapter()
         stubs.get("/v1/beats") { _, _ in
-            StubResponse(headers: [.contentType: "application/json"], chunks: (1...3).map { Data(#"{"count":\#($0)}"#.utf8) })
+            StubResponse(
+                headers: [.contentType: "application/json"],
+                chunks: (1...3).map { Data(#"{"count":\#($0)}"#.utf8) }
+            )
         }
         var counts: [Int] = []
-        for try await env in try connection(stubs).get("beats", configure: { $0.options.streaming = .chunks }).completions
+        for try await env in try connection(stubs).get("beats", configure: { $0.options.streaming = .chunks })
+            .completions
         where !env.isFinal {
             counts.append(env.json?["count"]?.int ?? -1)
         }

@@ -3,16 +3,25 @@ import Foundation
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct DecompressionTests {
-    static let gzip = Data([31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 203, 72, 205, 201, 201, 87, 40, 207, 47, 202, 73, 1, 0, 133, 17, 74, 13, 11, 0, 0, 0])
+    static let gzip = Data([
+        31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 203, 72, 205, 201, 201, 87, 40, 207, 47, 202, 73, 1, 0, 133, 17, 74, 13, 11, 0,
+        0, 0,
+    ])
     static let zlib = Data([120, 156, 203, 72, 205, 201, 201, 87, 40, 207, 47, 202, 73, 1, 0, 26, 11, 4, 93])
     static let raw = Data([203, 72, 205, 201, 201, 87, 40, 207, 47, 202, 73, 1, 0])
 
-    private func get(_ chunks: [Data], encoding: String?, streamed: Bool = false) async throws -> (text: String, headers: HTTPFields) {
+    private func get(
+        _ chunks: [Data],
+        encoding: String?,
+        streamed: Bool = false
+    ) async throws -> (text: String, headers: HTTPFields) {
         let stubs = TestAdapter()
         var headers: HTTPFields = [.contentLength: "\(chunks.reduce(0) { $0 + $1.count })"]
         if let encoding { headers[.contentEncoding] = encoding }
         stubs.get("/v1/x") { [headers] _, _ in StubResponse(headers: headers, chunks: chunks) }
-        let response = try makeConnection([Decompression.Handler()], adapter: stubs).get("x") { $0.options.streaming = streamed ? .chunks : nil }
+        let response = try makeConnection([Decompression.Handler()], adapter: stubs).get("x") {
+            $0.options.streaming = streamed ? .chunks : nil
+        }
         var body = Data()
         var last = HTTPFields()
         for try await env in response.completions {
@@ -63,7 +72,9 @@ import Testing
         stubs.get("/v1/x") { env, _ in StubResponse(body: env.request.headers[.acceptEncoding] ?? "") }
         let connection = try makeConnection([Decompression.Handler()], adapter: stubs)
         #expect(try await connection.get("x").value.response?.text == "gzip, deflate")
-        #expect(try await connection.get("x", headers: [.acceptEncoding: "identity"]).value.response?.text == "identity")
+        #expect(
+            try await connection.get("x", headers: [.acceptEncoding: "identity"]).value.response?.text == "identity"
+        )
     }
 
     @Test func theSizeLimitHolds() async throws {

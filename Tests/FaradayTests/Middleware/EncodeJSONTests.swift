@@ -3,7 +3,10 @@ import Foundation
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct EncodeJSONTests {
-    private struct User: Codable, Equatable { let name: String; let age: Int }
+    private struct User: Codable, Equatable {
+        let name: String
+        let age: Int
+    }
 
     private func connection(_ stubs: TestAdapter) throws -> Connection {
         try makeConnection([EncodeJSON.Handler()], adapter: stubs)
@@ -11,7 +14,9 @@ import Testing
 
     @Test func encodesJSONValuesAndSetsTheContentType() async throws {
         let stubs = TestAdapter()
-        stubs.post("/v1/users", headers: [.contentType: "application/json"], body: .equals(#"{"name":"Ada"}"#)) { _, _ in
+        stubs.post("/v1/users", headers: [.contentType: "application/json"], body: .equals(#"{"name":"Ada"}"#)) {
+            _,
+            _ in
             StubResponse(status: .created)
         }
         let env = try await connection(stubs).post("users", body: .json(["name": "Ada"])).value
@@ -34,7 +39,11 @@ import Testing
     @Test func keepsAContentTypeTheCallerSet() async throws {
         let stubs = TestAdapter()
         stubs.post("/v1/x", headers: [.contentType: "application/vnd.api+json"]) { _, _ in StubResponse() }
-        _ = try await connection(stubs).post("x", headers: [.contentType: "application/vnd.api+json"], body: .json([1, 2])).value
+        _ = try await connection(stubs).post(
+            "x",
+            headers: [.contentType: "application/vnd.api+json"],
+            body: .json([1, 2])
+        ).value
     }
 
     @Test func leavesOtherBodiesAlone() async throws {

@@ -11,10 +11,14 @@ import Testing
     @Test(arguments: [PropertyListSerialization.PropertyListFormat.xml, .binary])
     func encodesEncodableValues(_ format: PropertyListSerialization.PropertyListFormat) async throws {
         let stubs = TestAdapter()
-        stubs.post("/v1/settings", headers: [.contentType: "application/x-plist"], body: .matching { data in
-            (try? PropertyListDecoder().decode(Settings.self, from: data)) == Settings(theme: "dark", fontSize: 12)
-                && (format == .binary) == data.starts(with: Data("bplist".utf8))
-        }) { _, _ in StubResponse() }
+        stubs.post(
+            "/v1/settings",
+            headers: [.contentType: "application/x-plist"],
+            body: .matching { data in
+                (try? PropertyListDecoder().decode(Settings.self, from: data)) == Settings(theme: "dark", fontSize: 12)
+                    && (format == .binary) == data.starts(with: Data("bplist".utf8))
+            }
+        ) { _, _ in StubResponse() }
         let connection = try makeConnection([EncodePropertyList.Handler(format: format)], adapter: stubs)
         _ = try await connection.post("settings", body: .propertyList(Settings(theme: "dark", fontSize: 12))).value
     }
@@ -39,7 +43,9 @@ import Testing
 
     @Test func otherBodiesPassThrough() async throws {
         let stubs = TestAdapter()
-        stubs.post("/v1/x", body: .equals("raw")) { env, _ in StubResponse(body: env.request.headers[.contentType] ?? "none") }
+        stubs.post("/v1/x", body: .equals("raw")) { env, _ in
+            StubResponse(body: env.request.headers[.contentType] ?? "none")
+        }
         let connection = try makeConnection([EncodePropertyList.Handler()], adapter: stubs)
         #expect(try await connection.post("x", body: .text("raw")).value.response?.text == "none")
     }

@@ -5,7 +5,8 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct FollowRedirectsTests {
     @Test func httpsToHTTPIsRefusedUnlessAllowed() async throws {
         let stubs = TestAdapter()
-        stubs.get("/v1/x") { _, _ in StubResponse(status: .found, headers: [.location: "http://api.example.com/plain"]) }
+        stubs.get("/v1/x") { _, _ in StubResponse(status: .found, headers: [.location: "http://api.example.com/plain"])
+        }
         stubs.get("http://api.example.com/plain") { _, _ in StubResponse(body: "plain") }
         await #expect {
             try await makeConnection([FollowRedirects.Handler()], adapter: stubs).get("x").value
@@ -18,7 +19,9 @@ import Testing
 
     @Test func cookiesOfEveryHopReachTheJarBelow() async throws {
         let stubs = TestAdapter()
-        stubs.get("/v1/a") { _, _ in StubResponse(status: .found, headers: [.location: "/v1/b", .setCookie: "hop=1; Path=/"]) }
+        stubs.get("/v1/a") { _, _ in
+            StubResponse(status: .found, headers: [.location: "/v1/b", .setCookie: "hop=1; Path=/"])
+        }
         stubs.get("/v1/b", headers: [.cookie: "hop=1"]) { _, _ in StubResponse(body: "b") }
         let jar = CookieJar()
         let connection = try makeConnection([FollowRedirects.Handler(), Cookies.Handler(jar: jar)], adapter: stubs)
@@ -47,7 +50,12 @@ import Testing
     @Test func a307WithAOneShotBodyFails() async throws {
         let stubs = TestAdapter()
         stubs.post("/v1/x") { _, _ in StubResponse(status: .temporaryRedirect, headers: [.location: "/v1/y"]) }
-        let body = RequestBody.stream(AsyncStream { $0.yield(Data("x".utf8)); $0.finish() })
+        let body = RequestBody.stream(
+            AsyncStream {
+                $0.yield(Data("x".utf8))
+                $0.finish()
+            }
+        )
         await #expect {
             try await makeConnection([FollowRedirects.Handler()], adapter: stubs).post("x", body: body).value
         } throws: { error in
@@ -71,7 +79,9 @@ import Testing
             return StubResponse(body: "ok")
         }
         let connection = try makeConnection(
-            [FollowRedirects.Handler(), Authorization.Handler(.bearer("t0k3n"))], adapter: stubs)
+            [FollowRedirects.Handler(), Authorization.Handler(.bearer("t0k3n"))],
+            adapter: stubs
+        )
         _ = try await connection.get("start").value
         #expect(seen.log == ["start Bearer t0k3n", "cdn none", "back none"])
     }

@@ -1,12 +1,14 @@
-@testable import Faraday
 import Foundation
 import InMemoryLogging
 import Logging
 import Testing
 
+@testable import Faraday
+
 @Suite(.timeLimit(.minutes(1))) struct HTTPLoggerTests {
     private func capture(
-        _ configure: (inout HTTPLogger.Handler) -> Void = { _ in }, adapter stubs: TestAdapter
+        _ configure: (inout HTTPLogger.Handler) -> Void = { _ in },
+        adapter stubs: TestAdapter
     ) throws -> (Connection, InMemoryLogHandler) {
         let logs = InMemoryLogHandler()
         var handler = HTTPLogger.Handler(logger: Logger(label: "test") { _ in logs })
@@ -20,7 +22,9 @@ import Testing
 
     @Test func requestAndResponseLinesWithHeadersAndTime() async throws {
         let stubs = TestAdapter()
-        stubs.get("/v1/users") { _, _ in StubResponse(status: .ok, headers: [.contentType: "application/json"], body: "[]") }
+        stubs.get("/v1/users") { _, _ in
+            StubResponse(status: .ok, headers: [.contentType: "application/json"], body: "[]")
+        }
         let (connection, logs) = try capture(adapter: stubs)
         _ = try await connection.get("users", params: ["page": "2"]).value
         let lines = logs.entries.map { "\($0.message)" }
@@ -34,30 +38,43 @@ import Testing
     @Test func theURLLevelLogsOneLineEachWay() async throws {
         let stubs = TestAdapter()
         stubs.get("/v1/x") { _, _ in StubResponse(headers: [.contentType: "text/plain"], body: "hi") }
-        let (connection, logs) = try capture({ $0.request = .url; $0.response = .url }, adapter: stubs)
+        let (connection, logs) = try capture(
+            {
+                $0.request = .url
+                $0.response = .url
+            },
+            adapter: stubs
+        )
         _ = try await connection.get("x").value
         #expect(logs.entries.allSatisfy { !"\($0.message)".contains("\n") })
     }
 
     @Test func noSecretReachesAnyLineOrTheCurlCommand() async throws {
-        let secrets = ["s3cr3t-token", "c00kie", "setc00kie", "qs3cret", "pw-secret", "k3y", "formsecret", "custom-secret",
-                       "sig-value", "ssn-value", "proxy-pass", "userinfo-pass"]
+        let secrets = [
+            "s3cr3t-token", "c00kie", "setc00kie", "qs3cret", "pw-secret", "k3y", "formsecret", "custom-secret",
+            "sig-value", "ssn-value", "proxy-pass", "userinfo-pass",
+        ]
         let stubs = TestAdapter()
         stubs.post("/v1/login") { _, _ in
             StubResponse(
                 headers: [.setCookie: "sid=setc00kie; HttpOnly", .contentType: "application/json"],
-                body: #"{"access_token":"s3cr3t-token","user":"ada","profile":{"ssn":"ssn-value"}}"#)
+                body: #"{"access_token":"s3cr3t-token","user":"ada","profile":{"ssn":"ssn-value"}}"#
+            )
         }
         stubs.post("/v1/form") { _, _ in StubResponse() }
-        let (connection, logs) = try capture({ handler in
-            handler.request = .bodies
-            handler.response = .bodies
-            handler.logsCurl = true
-            handler.redaction.headers.append("x-api-*")
-            handler.redaction.queryKeys.append("sig")
-            handler.redaction.bodyFields.append("ssn")
-        }, adapter: stubs)
-        _ = try await connection.post("login", params: ["access_token": "qs3cret", "sig": "sig-value", "page": "2"]) { request in
+        let (connection, logs) = try capture(
+            { handler in
+                handler.request = .bodies
+                handler.response = .bodies
+                handler.logsCurl = true
+                handler.redaction.headers.append("x-api-*")
+                handler.redaction.queryKeys.append("sig")
+                handler.redaction.bodyFields.append("ssn")
+            },
+            adapter: stubs
+        )
+        _ = try await connection.post("login", params: ["access_token": "qs3cret", "sig": "sig-value", "page": "2"]) {
+            request in
             request.headers.bearer("s3cr3t-token")
             request.headers[.cookie] = "sid=c00kie"
             request.headers[.proxyAuthorization] = "Basic proxy-pass"
@@ -82,9 +99,19 @@ import Testing
 
     @Test func longBodiesAreCutAndBinaryBodiesSummarised() async throws {
         let stubs = TestAdapter()
-        stubs.get("/v1/long") { _, _ in StubResponse(headers: [.contentType: "text/plain"], body: String(repeating: "a", count: 100)) }
-        stubs.get("/v1/png") { _, _ in StubResponse(headers: [.contentType: "image/png"], body: Data([0x89, 0x50, 0x00, 0xFF])) }
-        let (connection, logs) = try capture({ $0.response = .bodies; $0.bodyLimit = 10 }, adapter: stubs)
+        stubs.get("/v1/long") { _, _ in
+            StubResponse(headers: [.contentType: "text/plain"], body: String(repeating: "a", count: 100))
+        }
+        stubs.get("/v1/png") { _, _ in
+            StubResponse(headers: [.contentType: "image/png"], body: Data([0x89, 0x50, 0x00, 0xFF]))
+        }
+        let (connection, logs) = try capture(
+            {
+                $0.response = .bodies
+                $0.bodyLimit = 10
+            },
+            adapter: stubs
+        )
         _ = try await connection.get("long").value
         _ = try await connection.get("png").value
         let all = text(logs)
@@ -100,7 +127,9 @@ import Testing
         let lines = logs.entries.map { "\($0.message)" }
         #expect(lines.contains("← chunk 0: 3 bytes"))
         #expect(lines.contains("← chunk 1: 5 bytes"))
-        #expect(lines.contains { $0.hasPrefix("← end of stream GET https://api.example.com/v1/s: 8 bytes in 2 chunks (") })
+        #expect(
+            lines.contains { $0.hasPrefix("← end of stream GET https://api.example.com/v1/s: 8 bytes in 2 chunks (") }
+        )
         #expect(!text(logs).contains("abc"))
     }
 
@@ -114,7 +143,10 @@ import Testing
         #expect("\(failure.message)".contains("noStubMatched"))
     }
 
-    @Test(arguments: ["https://example.com/?a[b]=1&token=x#frag", "https://example.com/?%ZZ=1&=&&token", "https://u:p%40ss@example.com:8080/p?q"])
+    @Test(arguments: [
+        "https://example.com/?a[b]=1&token=x#frag", "https://example.com/?%ZZ=1&=&&token",
+        "https://u:p%40ss@example.com:8080/p?q",
+    ])
     func oddURLsAreRedactedWithoutCrashing(_ string: String) throws {
         let text = Redaction().redact(try #require(URL(string: string)))
         #expect(!text.contains("token=x") && !text.contains("p%40ss"))
@@ -124,7 +156,10 @@ import Testing
         var request = Request(method: .post, url: try #require(URL(string: "https://example.com/a")))
         request.headers[.contentType] = "text/plain"
         request.body = .text("it's here")
-        #expect(request.curlCommand() == #"curl -X POST 'https://example.com/a' -H 'Content-Type: text/plain' --data-binary 'it'\''s here'"#)
+        #expect(
+            request.curlCommand()
+                == #"curl -X POST 'https://example.com/a' -H 'Content-Type: text/plain' --data-binary 'it'\''s here'"#
+        )
         request.body = .stream(length: 5) { AsyncStream<Data> { $0.finish() } }
         #expect(request.curlCommand().hasSuffix("# streamed body of 5 bytes left out"))
     }

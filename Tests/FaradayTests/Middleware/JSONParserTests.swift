@@ -60,7 +60,10 @@ import Testing
 
     @Test func nestingIsLimitedAsJSONDecoderLimitsIt() throws {
         let allowed = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
-        #expect(try JSONDecoder().decodeJSONValue(from: Data(allowed.utf8)) == JSONDecoder().decode(JSON.self, from: Data(allowed.utf8)))
+        #expect(
+            try JSONDecoder().decodeJSONValue(from: Data(allowed.utf8))
+                == JSONDecoder().decode(JSON.self, from: Data(allowed.utf8))
+        )
         let tooDeep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(throws: (any Error).self) { try JSONDecoder().decodeJSONValue(from: Data(tooDeep.utf8)) }
     }
@@ -84,7 +87,9 @@ import Testing
                 case 0 where position < bytes.count: bytes.remove(at: position)
                 case 1: bytes.insert(alphabet[Int(generator.next() % UInt64(alphabet.count))], at: position)
                 default:
-                    if position < bytes.count { bytes[position] = alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+                    if position < bytes.count {
+                        bytes[position] = alphabet[Int(generator.next() % UInt64(alphabet.count))]
+                    }
                 }
             }
             let data = Data(bytes)
@@ -94,7 +99,10 @@ import Testing
         }
     }
 
-    struct Failure: Error { let message: String; init(_ message: String) { self.message = message } }
+    struct Failure: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
 }
 
 /// A small deterministic generator, so that a failure can be replayed.

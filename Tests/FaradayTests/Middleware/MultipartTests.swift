@@ -14,34 +14,43 @@ import Testing
 
     @Test func encodesTextDataAndFilePartsWithTheirHeaders() async throws {
         let file = try temporaryFile("file body")
-        let form = MultipartForm(parts: [
-            .text("title", "Holiday ✈︎"),
-            .data("blob", Data([0, 1, 2]), filename: "blob.bin"),
-            .file("notes", at: file, contentType: "text/plain", headers: [.init("Content-ID")!: "<n1>"]),
-        ], boundary: "XyZ")
+        let form = MultipartForm(
+            parts: [
+                .text("title", "Holiday ✈︎"),
+                .data("blob", Data([0, 1, 2]), filename: "blob.bin"),
+                .file("notes", at: file, contentType: "text/plain", headers: [.init("Content-ID")!: "<n1>"]),
+            ],
+            boundary: "XyZ"
+        )
         let body = try form.encoded()
         let bytes = try await body.collect(upTo: 1 << 20)
-        let expected = Data("""
-            --XyZ\r
-            Content-Disposition: form-data; name="title"\r
-            \r
-            Holiday ✈︎\r
-            --XyZ\r
-            Content-Disposition: form-data; name="blob"; filename="blob.bin"\r
-            Content-Type: application/octet-stream\r
-            \r
+        let expected =
+            Data(
+                """
+                --XyZ\r
+                Content-Disposition: form-data; name="title"\r
+                \r
+                Holiday ✈︎\r
+                --XyZ\r
+                Content-Disposition: form-data; name="blob"; filename="blob.bin"\r
+                Content-Type: application/octet-stream\r
+                \r
 
-            """.utf8) + Data([0, 1, 2]) + Data("""
-            \r
-            --XyZ\r
-            Content-Disposition: form-data; name="notes"; filename="notes.txt"\r
-            Content-Type: text/plain\r
-            Content-ID: <n1>\r
-            \r
-            file body\r
-            --XyZ--\r
+                """.utf8
+            ) + Data([0, 1, 2])
+            + Data(
+                """
+                \r
+                --XyZ\r
+                Content-Disposition: form-data; name="notes"; filename="notes.txt"\r
+                Content-Type: text/plain\r
+                Content-ID: <n1>\r
+                \r
+                file body\r
+                --XyZ--\r
 
-            """.utf8)
+                """.utf8
+            )
         #expect(bytes == expected)
         #expect(body.length == expected.count)
         #expect(body.isReplayable)
@@ -51,8 +60,12 @@ import Testing
     @Test func theMiddlewareSetsTheContentTypeWithTheBoundary() async throws {
         let form: MultipartForm = [.text("a", "1")]
         let stubs = TestAdapter()
-        stubs.post("/v1/up", headers: [.contentType: "multipart/form-data; boundary=\(form.boundary)"],
-                   body: .equals("--\(form.boundary)\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--\(form.boundary)--\r\n")
+        stubs.post(
+            "/v1/up",
+            headers: [.contentType: "multipart/form-data; boundary=\(form.boundary)"],
+            body: .equals(
+                "--\(form.boundary)\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--\(form.boundary)--\r\n"
+            )
         ) { env, _ in StubResponse(body: env.request.headers[.contentLength] ?? "") }
         let connection = try makeConnection([Multipart.Handler()], adapter: stubs)
         _ = try await connection.post("up", body: .multipart(form)).value
@@ -67,9 +80,17 @@ import Testing
     }
 
     @Test func hostileNamesCannotBreakTheHeaderBlock() async throws {
-        let form = MultipartForm(parts: [
-            .data("x\"\r\nInjected: yes", Data("v".utf8), filename: "a\"b\r\n.txt", headers: [.init("X-Note")!: "ok\r\nEvil: 1"]),
-        ], boundary: "B")
+        let form = MultipartForm(
+            parts: [
+                .data(
+                    "x\"\r\nInjected: yes",
+                    Data("v".utf8),
+                    filename: "a\"b\r\n.txt",
+                    headers: [.init("X-Note")!: "ok\r\nEvil: 1"]
+                )
+            ],
+            boundary: "B"
+        )
         let text = String(decoding: try await form.encoded().collect(upTo: 1 << 16), as: UTF8.self)
         #expect(text.contains(#"name="x%22%0D%0AInjected: yes"; filename="a%22b%0D%0A.txt""#))
         #expect(!text.contains("\r\nInjected:"))
@@ -126,7 +147,9 @@ import Testing
 
     @Test func otherBodiesPassThrough() async throws {
         let stubs = TestAdapter()
-        stubs.post("/v1/x", body: .equals("raw")) { env, _ in StubResponse(body: env.request.headers[.contentType] ?? "none") }
+        stubs.post("/v1/x", body: .equals("raw")) { env, _ in
+            StubResponse(body: env.request.headers[.contentType] ?? "none")
+        }
         let connection = try makeConnection([Multipart.Handler()], adapter: stubs)
         #expect(try await connection.post("x", body: .text("raw")).value.response?.text == "none")
     }

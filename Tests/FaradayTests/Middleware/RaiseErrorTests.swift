@@ -4,12 +4,15 @@ import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct RaiseErrorTests {
     @Test(arguments: [
-        (400, FaradayError.Code.badRequest), (401, .unauthorized), (404, .resourceNotFound), (422, .unprocessableEntity),
+        (400, FaradayError.Code.badRequest), (401, .unauthorized), (404, .resourceNotFound),
+        (422, .unprocessableEntity),
         (429, .tooManyRequests), (418, .clientError), (500, .serverError), (503, .serverError),
     ])
     func statusesBecomeNamedErrors(_ status: Int, _ code: FaradayError.Code) async throws {
         let stubs = TestAdapter()
-        stubs.get("/v1/x") { _, _ in StubResponse(status: .init(code: status), headers: [.retryAfter: "5"], body: "nope") }
+        stubs.get("/v1/x") { _, _ in
+            StubResponse(status: .init(code: status), headers: [.retryAfter: "5"], body: "nope")
+        }
         await #expect {
             try await makeConnection([RaiseError.Handler()], adapter: stubs).get("x").value
         } throws: { error in
@@ -34,12 +37,16 @@ import Testing
         (#"{"error":{"code":"E42","message":"quota"}}"#, "E42", "quota"),
         (#"{"code":17,"message":"bad field"}"#, "17", "bad field"),
         (#"{"errors":[{"code":"first","message":"one"},{"code":"second"}]}"#, "first", "one"),
-        (#"{"type":"https://example.com/out-of-credit","title":"Out of credit","detail":"Balance 30"}"#,
-         "https://example.com/out-of-credit", "Balance 30"),
+        (
+            #"{"type":"https://example.com/out-of-credit","title":"Out of credit","detail":"Balance 30"}"#,
+            "https://example.com/out-of-credit", "Balance 30"
+        ),
     ])
     func jsonErrorDocumentsAreParsed(_ body: String, _ code: String?, _ message: String?) async throws {
         let stubs = TestAdapter()
-        stubs.get("/v1/x") { _, _ in StubResponse(status: .unprocessableContent, headers: [.contentType: "application/json"], body: body) }
+        stubs.get("/v1/x") { _, _ in
+            StubResponse(status: .unprocessableContent, headers: [.contentType: "application/json"], body: body)
+        }
         do {
             _ = try await makeConnection([RaiseError.Handler()], adapter: stubs).get("x").value
             Issue.record("expected an error")
@@ -55,8 +62,11 @@ import Testing
         let stubs = TestAdapter()
         stubs.post("/v1/orders") { _, _ in
             StubResponse(
-                status: .unprocessableContent, headers: [.contentType: "application/problem+json"],
-                body: #"{"type":"https://example.com/probs/out-of-stock","title":"Out of stock","status":422,"detail":"Item 42 is sold out","instance":"/orders/7"}"#)
+                status: .unprocessableContent,
+                headers: [.contentType: "application/problem+json"],
+                body:
+                    #"{"type":"https://example.com/probs/out-of-stock","title":"Out of stock","status":422,"detail":"Item 42 is sold out","instance":"/orders/7"}"#
+            )
         }
         do {
             _ = try await makeConnection([RaiseError.Handler()], adapter: stubs).post("orders").value
@@ -82,7 +92,8 @@ import Testing
         var frames = 0
         await #expect {
             for try await _ in try makeConnection([RaiseError.Handler()], adapter: stubs)
-                .get("s", configure: { $0.options.streaming = .chunks }).completions {
+                .get("s", configure: { $0.options.streaming = .chunks }).completions
+            {
                 frames += 1
             }
         } throws: { error in

@@ -1,6 +1,7 @@
-@testable import Faraday
 import Foundation
 import Testing
+
+@testable import Faraday
 
 @Suite(.timeLimit(.minutes(1))) struct RetryTests {
     /// Records the waits instead of sleeping.
@@ -16,11 +17,18 @@ import Testing
         return handler
     }
 
-    private func failing(_ count: Int, with error: FaradayError.Code = .connectionFailed, then response: StubResponse = StubResponse(body: "ok")) -> TestAdapter {
+    private func failing(
+        _ count: Int,
+        with error: FaradayError.Code = .connectionFailed,
+        then response: StubResponse = StubResponse(body: "ok")
+    ) -> TestAdapter {
         let stubs = TestAdapter()
         let calls = Locked(0)
         stubs.stub(.get, .path("/v1/x")) { _, _ in
-            let call = calls.withLock { $0 += 1; return $0 }
+            let call = calls.withLock {
+                $0 += 1
+                return $0
+            }
             if call <= count { throw FaradayError(error, "attempt \(call) failed") }
             return response
         }
@@ -39,7 +47,10 @@ import Testing
     @Test func attemptsRunOutAndTheLastErrorComesBack() async throws {
         let exhausted = Locked<Int?>(nil)
         let stubs = failing(5)
-        let connection = try makeConnection([handler(Waits()) { $0.onExhausted = { attempt in exhausted.withLock { $0 = attempt.number } } }], adapter: stubs)
+        let connection = try makeConnection(
+            [handler(Waits()) { $0.onExhausted = { attempt in exhausted.withLock { $0 = attempt.number } } }],
+            adapter: stubs
+        )
         await #expect {
             try await connection.get("x").value
         } throws: { error in
@@ -51,14 +62,18 @@ import Testing
 
     @Test func otherErrorsAreNotRetried() async throws {
         let stubs = failing(1, with: .tlsFailure)
-        await #expect(throws: FaradayError.self) { try await makeConnection([handler(Waits())], adapter: stubs).get("x").value }
+        await #expect(throws: FaradayError.self) {
+            try await makeConnection([handler(Waits())], adapter: stubs).get("x").value
+        }
         #expect(stubs.calls.count == 1)
     }
 
     @Test func statusesAreRetriedOnlyWhenChosen() async throws {
         let stubs = TestAdapter()
         stubs.get("/v1/x") { _, _ in StubResponse(status: .serviceUnavailable) }
-        #expect(try await makeConnection([handler(Waits())], adapter: stubs).get("x").value.status == .serviceUnavailable)
+        #expect(
+            try await makeConnection([handler(Waits())], adapter: stubs).get("x").value.status == .serviceUnavailable
+        )
         #expect(stubs.calls.count == 1)
         _ = try await makeConnection([handler(Waits()) { $0.statuses = [503] }], adapter: stubs).get("x").value
         #expect(stubs.calls.count == 4)
@@ -69,9 +84,25 @@ import Testing
         stubs.post("/v1/x") { _, _ in StubResponse(status: .serviceUnavailable) }
         _ = try await makeConnection([handler(Waits()) { $0.statuses = [503] }], adapter: stubs).post("x").value
         #expect(stubs.calls.count == 1)
-        _ = try await makeConnection([handler(Waits()) { $0.statuses = [503]; $0.methods.insert(.post) }], adapter: stubs).post("x").value
+        _ = try await makeConnection(
+            [
+                handler(Waits()) {
+                    $0.statuses = [503]
+                    $0.methods.insert(.post)
+                }
+            ],
+            adapter: stubs
+        ).post("x").value
         #expect(stubs.calls.count == 4)
-        _ = try await makeConnection([handler(Waits()) { $0.statuses = [503]; $0.retryIf = { $0.number < 2 } }], adapter: stubs).post("x").value
+        _ = try await makeConnection(
+            [
+                handler(Waits()) {
+                    $0.statuses = [503]
+                    $0.retryIf = { $0.number < 2 }
+                }
+            ],
+            adapter: stubs
+        ).post("x").value
         #expect(stubs.calls.count == 6)
     }
 
@@ -79,7 +110,12 @@ import Testing
         let stubs = TestAdapter()
         stubs.put("/v1/x") { _, _ in StubResponse(status: .serviceUnavailable) }
         let connection = try makeConnection([handler(Waits()) { $0.statuses = [503] }], adapter: stubs)
-        let body = RequestBody.stream(AsyncStream { $0.yield(Data("x".utf8)); $0.finish() })
+        let body = RequestBody.stream(
+            AsyncStream {
+                $0.yield(Data("x".utf8))
+                $0.finish()
+            }
+        )
         await #expect {
             try await connection.put("x", body: body).value
         } throws: { error in
@@ -92,14 +128,25 @@ import Testing
     @Test func callbacksSeeEveryRetry() async throws {
         let seen = Locked<[Int]>([])
         let stubs = failing(2)
-        _ = try await makeConnection([handler(Waits()) { $0.onRetry = { attempt in seen.withLock { $0.append(attempt.number) } } }], adapter: stubs).get("x").value
+        _ = try await makeConnection(
+            [handler(Waits()) { $0.onRetry = { attempt in seen.withLock { $0.append(attempt.number) } } }],
+            adapter: stubs
+        ).get("x").value
         #expect(seen.withLock { $0 } == [1, 2])
     }
 
     @Test func theBudgetStopsAStorm() async throws {
         let budget = RetryBudget(ratio: 0, reserve: 2)
         let stubs = failing(100)
-        let connection = try makeConnection([handler(Waits()) { $0.budget = budget; $0.maxAttempts = 10 }], adapter: stubs)
+        let connection = try makeConnection(
+            [
+                handler(Waits()) {
+                    $0.budget = budget
+                    $0.maxAttempts = 10
+                }
+            ],
+            adapter: stubs
+        )
         _ = try? await connection.get("x").value
         _ = try? await connection.get("x").value
         #expect(stubs.calls.count == 4, "one call with two retries, then a call with none")
@@ -122,19 +169,32 @@ import Testing
         #expect(Retry.serverDelay([try #require(HTTPField.Name("RateLimit-Reset")): "12"], now: now) == .seconds(12))
         #expect(Retry.serverDelay([.retryAfter: "soon"], now: now) == nil)
         let retry = Retry(app: TestAdapter(), handler: Retry.Handler(maxRetryAfter: .seconds(10)))
-        #expect(retry.delay(before: 1, after: ResponseData(status: .tooManyRequests, headers: [.retryAfter: "3600"]), now: now) == .seconds(10))
+        #expect(
+            retry.delay(
+                before: 1,
+                after: ResponseData(status: .tooManyRequests, headers: [.retryAfter: "3600"]),
+                now: now
+            ) == .seconds(10)
+        )
     }
 
     @Test func backoffGrowsToItsCapWithJitterBelowIt() {
         let backoff = Backoff(base: .seconds(1), factor: 2, cap: .seconds(5), jitter: 0.5)
-        #expect((1...5).map { backoff.delay(beforeRetry: $0, random: 0) } == [.seconds(1), .seconds(2), .seconds(4), .seconds(5), .seconds(5)])
+        #expect(
+            (1...5).map { backoff.delay(beforeRetry: $0, random: 0) } == [
+                .seconds(1), .seconds(2), .seconds(4), .seconds(5), .seconds(5),
+            ]
+        )
         #expect(backoff.delay(beforeRetry: 3, random: 1) == .seconds(2))
         for _ in 0..<50 { #expect((.seconds(2)...(.seconds(4))).contains(backoff.delay(beforeRetry: 3))) }
     }
 
     @Test func cancellingDuringAWaitEndsItAtOnce() async throws {
         let stubs = failing(1)
-        let connection = try makeConnection([Retry.Handler(backoff: Backoff(base: .seconds(3600), jitter: 0))], adapter: stubs)
+        let connection = try makeConnection(
+            [Retry.Handler(backoff: Backoff(base: .seconds(3600), jitter: 0))],
+            adapter: stubs
+        )
         let response = connection.get("x")
         let task = Task { try await response.value }
         while stubs.calls.isEmpty { await Task.yield() }

@@ -8,7 +8,10 @@ import Testing
         private let count = Locked(0)
         var refreshes: Int { count.withLock { $0 } }
         func next() -> OAuthCredential {
-            let number = count.withLock { $0 += 1; return $0 }
+            let number = count.withLock {
+                $0 += 1
+                return $0
+            }
             return OAuthCredential(accessToken: "token-\(number)", refreshToken: "r", expiresIn: .seconds(3600))
         }
     }
@@ -23,8 +26,16 @@ import Testing
         return stubs
     }
 
-    private let expired = OAuthCredential(accessToken: "old", refreshToken: "r", expiresAt: Date(timeIntervalSinceNow: -10))
-    private let current = OAuthCredential(accessToken: "old", refreshToken: "r", expiresAt: Date(timeIntervalSinceNow: 3600))
+    private let expired = OAuthCredential(
+        accessToken: "old",
+        refreshToken: "r",
+        expiresAt: Date(timeIntervalSinceNow: -10)
+    )
+    private let current = OAuthCredential(
+        accessToken: "old",
+        refreshToken: "r",
+        expiresAt: Date(timeIntervalSinceNow: 3600)
+    )
 
     @Test func aValidTokenIsSentWithoutRefreshing() async throws {
         let issuer = Issuer()
@@ -96,7 +107,9 @@ import Testing
 
     @Test func theRefreshWindowStopsARefreshLoop() async throws {
         let issuer = Issuer()
-        let store = CredentialStore(credential: current, window: .init(interval: .seconds(3600), maximumAttempts: 2)) { _ in issuer.next() }
+        let store = CredentialStore(credential: current, window: .init(interval: .seconds(3600), maximumAttempts: 2)) {
+            _ in issuer.next()
+        }
         let connection = try makeConnection([TokenRefresh.Handler(store: store)], adapter: stubs { _ in false })
         // Each call: 401, one refresh, a retry that gets 401 again (the server rejects every token).
         #expect(try await connection.get("data").value.status == .unauthorized)
@@ -118,9 +131,13 @@ import Testing
         let box = Locked<Connection?>(nil)
         let store = CredentialStore(credential: expired) { old in
             guard let connection = box.withLock({ $0 }) else { throw CancellationError() }
-            let token = try await connection.post("oauth/token", body: .form([
-                "grant_type": "refresh_token", "refresh_token": .string(old.refreshToken ?? ""),
-            ])).value.response?.text ?? ""
+            let token =
+                try await connection.post(
+                    "oauth/token",
+                    body: .form([
+                        "grant_type": "refresh_token", "refresh_token": .string(old.refreshToken ?? ""),
+                    ])
+                ).value.response?.text ?? ""
             return OAuthCredential(accessToken: token, refreshToken: "r", expiresIn: .seconds(60 * 60))
         }
         let connection = try makeConnection([URLEncoded.Handler(), TokenRefresh.Handler(store: store)], adapter: stubs)
@@ -144,7 +161,12 @@ import Testing
         let stubs = TestAdapter()
         stubs.post("/v1/up") { _, _ in StubResponse(status: .unauthorized) }
         let connection = try makeConnection([TokenRefresh.Handler(store: store)], adapter: stubs)
-        let body = RequestBody.stream(AsyncStream { $0.yield(Data("x".utf8)); $0.finish() })
+        let body = RequestBody.stream(
+            AsyncStream {
+                $0.yield(Data("x".utf8))
+                $0.finish()
+            }
+        )
         #expect(try await connection.post("up", body: body).value.status == .unauthorized)
         #expect(stubs.calls.count == 1)
         #expect(issuer.refreshes == 0)
@@ -163,7 +185,8 @@ import Testing
         let capture = Capture.Handler { env in tokens.withLock { $0.append(env.cancellation) } }
         let connection = try makeConnection([TokenRefresh.Handler(store: store), capture], adapter: stubs)
         var frames: [String] = []
-        for try await env in connection.get("s", configure: { $0.options.streaming = .chunks }).completions where !env.isFinal {
+        for try await env in connection.get("s", configure: { $0.options.streaming = .chunks }).completions
+        where !env.isFinal {
             frames.append(env.response?.text ?? "")
         }
         #expect(frames == ["a", "b"])

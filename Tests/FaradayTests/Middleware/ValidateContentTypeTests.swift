@@ -4,7 +4,10 @@ import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct ValidateContentTypeTests {
     private func call(
-        accept: String?, contentType: String?, body: String = "x", handler: ValidateContentType.Handler = .init()
+        accept: String?,
+        contentType: String?,
+        body: String = "x",
+        handler: ValidateContentType.Handler = .init()
     ) async throws -> Env {
         let stubs = TestAdapter()
         stubs.get("/v1/x") { _, _ in

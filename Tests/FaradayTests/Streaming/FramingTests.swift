@@ -1,6 +1,7 @@
-@testable import Faraday
 import Foundation
 import Testing
+
+@testable import Faraday
 
 @Suite struct FramingTests {
     /// The frames of `stream` fed to a fresh framer in the given pieces.
@@ -16,7 +17,10 @@ import Testing
     static let samples: [(String, Streaming, String)] = [
         ("lines", .lines, "one\r\ntwo\n\nthree"),
         ("ndjson", .ndjson, "{\"a\":1}\n\n{\"b\":[1,2]}\r\n{\"c\":\"é\"}\n"),
-        ("sse", .serverSentEvents, "\u{FEFF}event: tick\r\ndata: a\rdata: b\n\n: comment\nid: 7\ndata: c\r\n\r\ndata: tail-without-end"),
+        (
+            "sse", .serverSentEvents,
+            "\u{FEFF}event: tick\r\ndata: a\rdata: b\n\n: comment\nid: 7\ndata: c\r\n\r\ndata: tail-without-end"
+        ),
         ("json-seq", .jsonSequence, "\u{1E}{\"a\":1}\n\u{1E}[2,3]\n\u{1E}\"x\"\n"),
     ]
 
@@ -27,7 +31,10 @@ import Testing
         let expected = bodies(try frames(streaming, [whole]))
         #expect(!expected.isEmpty)
         for split in 0...whole.count {
-            #expect(bodies(try frames(streaming, [whole.prefix(split), whole.dropFirst(split)])) == expected, "split at \(split)")
+            #expect(
+                bodies(try frames(streaming, [whole.prefix(split), whole.dropFirst(split)])) == expected,
+                "split at \(split)"
+            )
         }
         #expect(bodies(try frames(streaming, whole.map { Data([$0]) })) == expected, "one byte at a time")
     }
@@ -38,7 +45,11 @@ import Testing
     }
 
     @Test func jsonTextSequences() throws {
-        #expect(bodies(try frames(.jsonSequence, [Data("\u{1E}{\"a\":1}\n\u{1E}[2,3]\n\u{1E}\u{1E}\"x\"\n".utf8)])) == ["{\"a\":1}", "[2,3]", "\"x\""])
+        #expect(
+            bodies(try frames(.jsonSequence, [Data("\u{1E}{\"a\":1}\n\u{1E}[2,3]\n\u{1E}\u{1E}\"x\"\n".utf8)])) == [
+                "{\"a\":1}", "[2,3]", "\"x\"",
+            ]
+        )
     }
 
     // MARK: Server-sent events (WHATWG examples)
@@ -52,7 +63,9 @@ import Testing
     }
 
     @Test func commentsIDsAndSpacesFollowTheSpec() throws {
-        let parsed = try events(": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n\n")
+        let parsed = try events(
+            ": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n\n"
+        )
         #expect(parsed.map(\.data) == ["first event", "second event", " third event"])
         #expect(parsed.map(\.lastEventID) == ["1", "", ""])
     }

@@ -3,10 +3,18 @@ import Foundation
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct StreamControlTests {
-    private func connection(_ chunks: [String], ending: StubResponse.Ending = .finish, _ handlers: [any Handler] = []) throws -> (Connection, TestAdapter) {
+    private func connection(
+        _ chunks: [String],
+        ending: StubResponse.Ending = .finish,
+        _ handlers: [any Handler] = []
+    ) throws -> (Connection, TestAdapter) {
         let stubs = TestAdapter()
         stubs.get("/v1/s") { _, _ in
-            StubResponse(headers: [.contentType: "application/json"], chunks: chunks.map { Data($0.utf8) }, ending: ending)
+            StubResponse(
+                headers: [.contentType: "application/json"],
+                chunks: chunks.map { Data($0.utf8) },
+                ending: ending
+            )
         }
         return (try makeConnection(handlers, adapter: stubs), stubs)
     }
@@ -14,7 +22,8 @@ import Testing
     @Test func eachNDJSONFrameIsDecodedByDecodeJSON() async throws {
         let (connection, _) = try connection(["{\"n\":1}\n{\"n\"", ":2}\n{\"n\":3}\n"], [DecodeJSON.Handler()])
         var numbers: [Int] = []
-        for try await env in connection.get("s", configure: { $0.options.streaming = .ndjson }).completions where !env.isFinal {
+        for try await env in connection.get("s", configure: { $0.options.streaming = .ndjson }).completions
+        where !env.isFinal {
             numbers.append(env.json?["n"]?.int ?? -1)
         }
         #expect(numbers == [1, 2, 3])
@@ -53,7 +62,8 @@ import Testing
         streaming.idleTimeout = .milliseconds(200)
         var frames = 0
         await #expect {
-            for try await env in connection.get("s", configure: { $0.options.streaming = streaming }).completions where !env.isFinal {
+            for try await env in connection.get("s", configure: { $0.options.streaming = streaming }).completions
+            where !env.isFinal {
                 frames += 1
             }
         } throws: { error in
@@ -65,7 +75,8 @@ import Testing
     @Test func serverSentEventsReachTheEnv() async throws {
         let (connection, _) = try connection(["event: greet\ndata: hi\nid: 9\n\n"])
         var events: [ServerSentEvent] = []
-        for try await env in connection.get("s", configure: { $0.options.streaming = .serverSentEvents }).completions where !env.isFinal {
+        for try await env in connection.get("s", configure: { $0.options.streaming = .serverSentEvents }).completions
+        where !env.isFinal {
             if let event = env.serverSentEvent { events.append(event) }
             #expect(env.response?.text == "hi")
         }
@@ -89,7 +100,10 @@ import Testing
         }
         let (connection, _) = try connection(["abcde", "fgh"])
         var frames: [String] = []
-        for try await env in connection.get("s", configure: { $0.options.streaming = .custom { _ in FixedSize(size: 3) } }).completions
+        for try await env in connection.get(
+            "s",
+            configure: { $0.options.streaming = .custom { _ in FixedSize(size: 3) } }
+        ).completions
         where !env.isFinal {
             frames.append(env.response?.text ?? "")
         }

@@ -16,7 +16,9 @@ public struct Stub: Sendable, CustomStringConvertible {
         /// compares scheme, host and port.
         public static func path(_ pathOrURL: String) -> Target {
             if let url = URL(string: pathOrURL), let host = url.host {
-                return Target(kind: .url(host: host, port: url.port, scheme: url.scheme, path: url.path.isEmpty ? "/" : url.path))
+                return Target(
+                    kind: .url(host: host, port: url.port, scheme: url.scheme, path: url.path.isEmpty ? "/" : url.path)
+                )
             }
             return Target(kind: .path(pathOrURL))
         }
@@ -102,8 +104,10 @@ public struct Stub: Sendable, CustomStringConvertible {
         guard let captures = target.match(env.request.url) else { return .failure(.path) }
         guard env.request.method == method else { return .failure(.method) }
         if let query {
-            let actual = (try? FlatParamsEncoder().decode(
-                URLComponents(url: env.request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? "")) ?? Params()
+            let actual =
+                (try? FlatParamsEncoder().decode(
+                    URLComponents(url: env.request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
+                )) ?? Params()
             let expected = (try? FlatParamsEncoder().decode(FlatParamsEncoder().encode(query))) ?? query
             if strict {
                 guard Set(actual.entries) == Set(expected.entries) else { return .failure(.query) }
@@ -114,7 +118,9 @@ public struct Stub: Sendable, CustomStringConvertible {
         // A field matches one of the request's values, or all of them joined (`Cookie` values
         // set in one go are kept as separate fields).
         for field in headers
-        where !env.request.headers[values: field.name].contains(field.value) && env.request.headers[field.name] != field.value {
+        where !env.request.headers[values: field.name].contains(field.value)
+            && env.request.headers[field.name] != field.value
+        {
             return .failure(.headers)
         }
         if strict {

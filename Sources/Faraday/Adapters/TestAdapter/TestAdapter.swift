@@ -80,7 +80,9 @@ public final class TestAdapter: Adapter {
 
     /// Adds a GET stub for a path or full URL.
     public func get(
-        _ path: String, query: Params? = nil, headers: HTTPFields = HTTPFields(),
+        _ path: String,
+        query: Params? = nil,
+        headers: HTTPFields = HTTPFields(),
         respond: @escaping @Sendable (Env, Stub.Match) async throws -> StubResponse
     ) {
         stub(.get, .path(path), query: query, headers: headers, respond: respond)
@@ -88,7 +90,10 @@ public final class TestAdapter: Adapter {
 
     /// Adds a POST stub for a path or full URL.
     public func post(
-        _ path: String, query: Params? = nil, headers: HTTPFields = HTTPFields(), body: Stub.BodyMatcher? = nil,
+        _ path: String,
+        query: Params? = nil,
+        headers: HTTPFields = HTTPFields(),
+        body: Stub.BodyMatcher? = nil,
         respond: @escaping @Sendable (Env, Stub.Match) async throws -> StubResponse
     ) {
         stub(.post, .path(path), query: query, headers: headers, body: body, respond: respond)
@@ -96,7 +101,10 @@ public final class TestAdapter: Adapter {
 
     /// Adds a PUT stub for a path or full URL.
     public func put(
-        _ path: String, query: Params? = nil, headers: HTTPFields = HTTPFields(), body: Stub.BodyMatcher? = nil,
+        _ path: String,
+        query: Params? = nil,
+        headers: HTTPFields = HTTPFields(),
+        body: Stub.BodyMatcher? = nil,
         respond: @escaping @Sendable (Env, Stub.Match) async throws -> StubResponse
     ) {
         stub(.put, .path(path), query: query, headers: headers, body: body, respond: respond)
@@ -140,8 +148,11 @@ public final class TestAdapter: Adapter {
             if case .waitForCancellation = response.ending.kind { try await waitForCancellation(env) }
             guard response.chunks.reduce(0, { $0 + $1.count }) <= env.request.options.maxBufferedBodySize else {
                 throw FaradayError(
-                    .bodyTooLarge, "The response body is larger than \(env.request.options.maxBufferedBodySize) bytes.",
-                    method: env.request.method, url: env.request.url)
+                    .bodyTooLarge,
+                    "The response body is larger than \(env.request.options.maxBufferedBodySize) bytes.",
+                    method: env.request.method,
+                    url: env.request.url
+                )
             }
             head.response = ResponseData(status: response.status, headers: response.headers, body: response.body)
             return .buffered(head)

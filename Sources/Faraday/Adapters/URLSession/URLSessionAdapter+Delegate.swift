@@ -19,7 +19,9 @@ extension URLSessionAdapter {
         }
 
         func urlSession(
-            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+            _ session: URLSession,
+            dataTask: URLSessionDataTask,
+            didReceive response: URLResponse,
             completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
         ) {
             guard let http = response as? HTTPURLResponse else {
@@ -34,15 +36,19 @@ extension URLSessionAdapter {
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
             guard let bridge = bridge(dataTask) else { return }
             guard !bridge.didReceive(data: data) else { return }
-            let message = bridge.streams
+            let message =
+                bridge.streams
                 ? "The consumer fell more than \(bridge.maxBufferedBodySize) bytes behind the stream, and URLSession on this platform cannot pause a transfer; consume faster, raise maxBufferedBodySize, or use AsyncHTTPClientAdapter."
                 : "The response body is larger than \(bridge.maxBufferedBodySize) bytes; stream it instead."
             bridge.fail(FaradayError(.bodyTooLarge, message))
         }
 
         func urlSession(
-            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+            _ session: URLSession,
+            task: URLSessionTask,
+            willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest,
+            completionHandler: @escaping (URLRequest?) -> Void
         ) {
             // Redirects are a middleware's job: hand the 3xx response up the stack.
             completionHandler(nil)

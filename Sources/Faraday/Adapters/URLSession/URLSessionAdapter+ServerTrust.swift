@@ -6,7 +6,9 @@ import Security
 extension URLSessionAdapter.Delegate {
     /// Applies the request's trust roots, verification and pins to the server-trust challenge.
     func urlSession(
-        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
@@ -16,7 +18,12 @@ extension URLSessionAdapter.Delegate {
             return
         }
         do {
-            try ServerTrust.evaluate(trust, host: challenge.protectionSpace.host, tls: bridge.tls, pinning: bridge.pinning)
+            try ServerTrust.evaluate(
+                trust,
+                host: challenge.protectionSpace.host,
+                tls: bridge.tls,
+                pinning: bridge.pinning
+            )
             completionHandler(.useCredential, URLCredential(trust: trust))
         } catch {
             bridge.fail(error)
@@ -27,7 +34,8 @@ extension URLSessionAdapter.Delegate {
 
 /// Server-trust evaluation with Security.framework.
 enum ServerTrust {
-    static func evaluate(_ trust: SecTrust, host: String, tls: TLSOptions, pinning: PinningPolicy?) throws(FaradayError) {
+    static func evaluate(_ trust: SecTrust, host: String, tls: TLSOptions, pinning: PinningPolicy?) throws(FaradayError)
+    {
         if !tls.trustRoots.isEmpty {
             let anchors = tls.trustRoots.compactMap { SecCertificateCreateWithData(nil, Data($0.der) as CFData) }
             SecTrustSetAnchorCertificates(trust, anchors as CFArray)
@@ -40,18 +48,23 @@ enum ServerTrust {
             var error: CFError?
             guard SecTrustEvaluateWithError(trust, &error) else {
                 throw FaradayError(
-                    .tlsFailure, "The certificate of \(host) is not trusted: \(error.map { "\($0)" } ?? "unknown reason").")
+                    .tlsFailure,
+                    "The certificate of \(host) is not trusted: \(error.map { "\($0)" } ?? "unknown reason")."
+                )
             }
         }
         guard let pinning, pinning.pinsConnections(to: host) else { return }
         let chain = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
         let presented = chain.compactMap { certificate -> PresentedCertificate? in
-            guard let parsed = try? TLSCertificate(der: Array(SecCertificateCopyData(certificate) as Data)) else { return nil }
+            guard let parsed = try? TLSCertificate(der: Array(SecCertificateCopyData(certificate) as Data)) else {
+                return nil
+            }
             return PresentedCertificate(
                 parsed,
                 sha256: Array(SHA256.hash(data: parsed.der)),
                 sha1: Array(Insecure.SHA1.hash(data: parsed.der)),
-                publicKeySHA256: Array(SHA256.hash(data: parsed.subjectPublicKeyInfo)))
+                publicKeySHA256: Array(SHA256.hash(data: parsed.subjectPublicKeyInfo))
+            )
         }
         try pinning.verify(host: host, chain: presented)
     }

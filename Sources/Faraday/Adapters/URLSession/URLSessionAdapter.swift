@@ -79,7 +79,9 @@ public final class URLSessionAdapter: Adapter {
             throw FaradayError(
                 .unsupportedOption,
                 "URLSessionAdapter cannot apply openTimeout or writeTimeout on their own; use readTimeout and timeout, or AsyncHTTPClientAdapter.",
-                method: request.method, url: request.url)
+                method: request.method,
+                url: request.url
+            )
         }
         try Self.refuseTLSOptionsItCannotApply(request)
         try env.cancellation.check()
@@ -106,13 +108,26 @@ public final class URLSessionAdapter: Adapter {
         delegate.register(bridge, for: task)
         if let timeout = options.timeout {
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) {
-                bridge.fail(FaradayError(.callTimeout, "The call did not finish within \(timeout).", method: request.method, url: request.url))
+                bridge.fail(
+                    FaradayError(
+                        .callTimeout,
+                        "The call did not finish within \(timeout).",
+                        method: request.method,
+                        url: request.url
+                    )
+                )
             }
         }
         if let readTimeout = options.readTimeout {
             bridge.startIdleTimer(
                 readTimeout,
-                error: FaradayError(.readTimeout, "No bytes arrived within \(readTimeout).", method: request.method, url: request.url))
+                error: FaradayError(
+                    .readTimeout,
+                    "No bytes arrived within \(readTimeout).",
+                    method: request.method,
+                    url: request.url
+                )
+            )
         }
         task.resume()
 
@@ -137,7 +152,8 @@ public final class URLSessionAdapter: Adapter {
             head: completion,
             nextFrame: { try await bridge.nextPart() },
             cancelTransfer: { bridge.cancel() },
-            mapError: { Self.faradayError($0, request: request) })
+            mapError: { Self.faradayError($0, request: request) }
+        )
     }
 
     /// Refuses TLS options and pins this platform's URLSession cannot honour, before anything is sent.
@@ -145,7 +161,12 @@ public final class URLSessionAdapter: Adapter {
         try request.options.pinning?.refusePlainHTTP(request)
         let tls = request.options.tls
         func refuse(_ message: String) -> FaradayError {
-            FaradayError(.unsupportedOption, message + " Use AsyncHTTPClientAdapter.", method: request.method, url: request.url)
+            FaradayError(
+                .unsupportedOption,
+                message + " Use AsyncHTTPClientAdapter.",
+                method: request.method,
+                url: request.url
+            )
         }
         #if canImport(Security) && canImport(CryptoKit)
         // Trust roots, verification and pins are applied in the server-trust challenge; a client
@@ -196,7 +217,9 @@ public final class URLSessionAdapter: Adapter {
     private static func fields(_ response: HTTPURLResponse) -> HTTPFields {
         var fields = HTTPFields()
         for (key, value) in response.allHeaderFields {
-            guard let key = key as? String, let name = HTTPField.Name(key), let value = value as? String else { continue }
+            guard let key = key as? String, let name = HTTPField.Name(key), let value = value as? String else {
+                continue
+            }
             // Foundation joins repeated headers with commas; Set-Cookie must be split back.
             let values = name == .setCookie ? SetCookie.split(combined: value) : [value]
             for value in values { fields.append(HTTPField(name: name, value: value)) }

@@ -62,8 +62,10 @@ public final class CredentialStore: Resettable {
     ///   - window: the refresh-loop limit.
     ///   - refresh: renews a credential.
     public init(
-        credential: OAuthCredential? = nil, refreshMargin: Duration = .seconds(60),
-        window: RefreshWindow = RefreshWindow(), refresh: @escaping Refresh
+        credential: OAuthCredential? = nil,
+        refreshMargin: Duration = .seconds(60),
+        window: RefreshWindow = RefreshWindow(),
+        refresh: @escaping Refresh
     ) {
         self.state = Locked(State(credential: credential))
         self.refresh = refresh
@@ -112,7 +114,8 @@ public final class CredentialStore: Resettable {
     /// The current credential when `isUsable` says so (given it and whether a refresh is in
     /// flight), else the result of the refresh in flight or of a new one.
     private func obtain(
-        ifMissing message: String, isUsable: (OAuthCredential, Bool) -> Bool
+        ifMissing message: String,
+        isUsable: (OAuthCredential, Bool) -> Bool
     ) async throws(FaradayError) -> OAuthCredential {
         let next = try state.withLock { state throws(FaradayError) -> Next in
             guard let credential = state.credential else { throw FaradayError(.authenticationFailed, message) }
@@ -126,14 +129,18 @@ public final class CredentialStore: Resettable {
     }
 
     /// The refresh in flight, or a new one if the window allows it.
-    private func startRefresh(_ state: inout State, from credential: OAuthCredential) throws(FaradayError) -> Task<OAuthCredential, any Error> {
+    private func startRefresh(
+        _ state: inout State,
+        from credential: OAuthCredential
+    ) throws(FaradayError) -> Task<OAuthCredential, any Error> {
         if let refreshing = state.refreshing { return refreshing }
         let now = ContinuousClock.now
         state.recentRefreshes.removeAll { now - $0 > window.interval }
         guard state.recentRefreshes.count < window.maximumAttempts else {
             throw FaradayError(
                 .authenticationFailed,
-                "The credential was refreshed \(state.recentRefreshes.count) times within \(window.interval); refusing to refresh again (a refresh loop?).")
+                "The credential was refreshed \(state.recentRefreshes.count) times within \(window.interval); refusing to refresh again (a refresh loop?)."
+            )
         }
         state.recentRefreshes.append(now)
         state.refreshCount += 1
@@ -146,7 +153,10 @@ public final class CredentialStore: Resettable {
     }
 
     /// Waits for a refresh and stores its credential, unless the store was updated meanwhile.
-    private func finish(_ task: Task<OAuthCredential, any Error>, generation: Int) async throws(FaradayError) -> OAuthCredential {
+    private func finish(
+        _ task: Task<OAuthCredential, any Error>,
+        generation: Int
+    ) async throws(FaradayError) -> OAuthCredential {
         let result = await task.result
         state.withLock { state in
             if state.refreshing == task { state.refreshing = nil }

@@ -18,7 +18,11 @@ public struct OAuthCredential: Sendable, Hashable, Codable {
 
     /// Creates a credential that expires `expiresIn` after `now` (an OAuth `expires_in`).
     public init(accessToken: String, refreshToken: String? = nil, expiresIn: Duration, now: Date = Date()) {
-        self.init(accessToken: accessToken, refreshToken: refreshToken, expiresAt: now.addingTimeInterval(expiresIn.timeInterval))
+        self.init(
+            accessToken: accessToken,
+            refreshToken: refreshToken,
+            expiresAt: now.addingTimeInterval(expiresIn.timeInterval)
+        )
     }
 
     /// `true` when the token expires within `margin` of `now`.

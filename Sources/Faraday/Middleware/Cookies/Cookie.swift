@@ -51,8 +51,15 @@ public struct Cookie: Sendable, Hashable, Codable {
 
     /// Creates a cookie.
     public init(
-        name: String, value: String, domain: String, isHostOnly: Bool = true, path: String = "/",
-        expiresAt: Date? = nil, isSecure: Bool = false, isHTTPOnly: Bool = false, sameSite: SameSite? = nil,
+        name: String,
+        value: String,
+        domain: String,
+        isHostOnly: Bool = true,
+        path: String = "/",
+        expiresAt: Date? = nil,
+        isSecure: Bool = false,
+        isHTTPOnly: Bool = false,
+        sameSite: SameSite? = nil,
         createdAt: Date = Date()
     ) {
         self.name = name
@@ -146,7 +153,9 @@ enum CookieRules {
     /// §5.1.4: the directory of the request path, for cookies without a usable `Path`.
     static func defaultPath(of url: URL) -> String {
         let path = requestPath(of: url)
-        guard path.hasPrefix("/"), let lastSlash = path.lastIndex(of: "/"), lastSlash != path.startIndex else { return "/" }
+        guard path.hasPrefix("/"), let lastSlash = path.lastIndex(of: "/"), lastSlash != path.startIndex else {
+            return "/"
+        }
         return String(path[..<lastSlash])
     }
 

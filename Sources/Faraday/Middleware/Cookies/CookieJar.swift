@@ -65,7 +65,11 @@ public final class CookieJar: Resettable {
     ///     they quit).
     /// - Throws: ``FaradayError/Code/storageFailed`` when the file exists but cannot be read or
     ///   is not a cookie file; it is left untouched.
-    public init(file: URL, persistsSessionCookies: Bool = false, publicSuffixes: PublicSuffixList = .default) throws(FaradayError) {
+    public init(
+        file: URL,
+        persistsSessionCookies: Bool = false,
+        publicSuffixes: PublicSuffixList = .default
+    ) throws(FaradayError) {
         self.suffixes = publicSuffixes
         self.file = file
         self.persistsSessionCookies = persistsSessionCookies
@@ -74,12 +78,16 @@ public final class CookieJar: Resettable {
             let saved = try JSONDecoder().decode(SavedJar.self, from: Data(contentsOf: file))
             let now = Date()
             state.withLock { state in
-                for cookie in saved.cookies where !cookie.isExpired(at: now) { Self.put(cookie, into: &state, now: now) }
+                for cookie in saved.cookies where !cookie.isExpired(at: now) {
+                    Self.put(cookie, into: &state, now: now)
+                }
             }
         } catch {
             throw FaradayError(
-                .storageFailed, "The cookie file \(file.path) could not be read (\(error)); it was left as it is.",
-                underlying: error)
+                .storageFailed,
+                "The cookie file \(file.path) could not be read (\(error)); it was left as it is.",
+                underlying: error
+            )
         }
     }
 
@@ -215,13 +223,19 @@ public final class CookieJar: Resettable {
         written.withLock { written in
             guard snapshot.version > written else { return }
             written = snapshot.version
-            let kept = snapshot.cookies.filter { persistsSessionCookies || $0.isPersistent }.sorted { $0.createdAt < $1.createdAt }
+            let kept = snapshot.cookies.filter { persistsSessionCookies || $0.isPersistent }.sorted {
+                $0.createdAt < $1.createdAt
+            }
             do {
                 try JSONEncoder().encode(SavedJar(cookies: kept)).write(to: file, options: .atomic)
                 saveFailure.withLock { $0 = nil }
             } catch {
                 saveFailure.withLock {
-                    $0 = FaradayError(.storageFailed, "The cookie file \(file.path) could not be written: \(error)", underlying: error)
+                    $0 = FaradayError(
+                        .storageFailed,
+                        "The cookie file \(file.path) could not be written: \(error)",
+                        underlying: error
+                    )
                 }
             }
         }
@@ -239,7 +253,11 @@ private struct SavedJar: Codable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         guard try container.decode(String.self, forKey: .format) == "faraday-cookies" else {
-            throw DecodingError.dataCorruptedError(forKey: .format, in: container, debugDescription: "not a Faraday cookie file")
+            throw DecodingError.dataCorruptedError(
+                forKey: .format,
+                in: container,
+                debugDescription: "not a Faraday cookie file"
+            )
         }
         version = try container.decode(Int.self, forKey: .version)
         cookies = try container.decode([Cookie].self, forKey: .cookies)

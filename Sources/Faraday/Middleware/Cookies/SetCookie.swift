@@ -26,7 +26,8 @@ enum SetCookie {
         for piece in value.split(separator: ",", omittingEmptySubsequences: false) {
             let trimmed = piece.drop { $0 == " " || $0 == "\t" }
             let name = trimmed.prefix { $0 != "=" }
-            let startsCookie = name.count < trimmed.count && !name.isEmpty && !name.contains { $0 == ";" || $0.isWhitespace }
+            let startsCookie =
+                name.count < trimmed.count && !name.isEmpty && !name.contains { $0 == ";" || $0.isWhitespace }
             if startsCookie || cookies.isEmpty {
                 cookies.append(String(trimmed))
             } else {
@@ -38,14 +39,18 @@ enum SetCookie {
 
     static func parse(_ header: String, from url: URL, now: Date, suffixes: PublicSuffixList) -> Outcome {
         // Split on the bytes: header syntax is ASCII, and Character-wise splitting is slow.
-        let pieces = header.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false).map(Substring.init)
+        let pieces = header.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false).map(
+            Substring.init
+        )
         guard let pair = pieces.first, let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else {
             return .ignore("no name=value pair")
         }
         let name = String(pair[..<equals].trimmingHTTPWhitespace)
         let value = String(pair[pair.utf8.index(after: equals)...].trimmingHTTPWhitespace)
         guard !name.isEmpty else { return .ignore("empty name") }
-        guard name.utf8.count + value.utf8.count <= maximumSize else { return .ignore("larger than \(maximumSize) bytes") }
+        guard name.utf8.count + value.utf8.count <= maximumSize else {
+            return .ignore("larger than \(maximumSize) bytes")
+        }
         let isControl = { (byte: UInt8) in byte < 0x20 && byte != UInt8(ascii: "\t") || byte == 0x7F }
         guard !name.utf8.contains(where: isControl), !value.utf8.contains(where: isControl) else {
             return .ignore("control characters")
@@ -59,9 +64,17 @@ enum SetCookie {
         for piece in pieces.dropFirst() { attributes.read(piece, now: now) }
 
         var cookie = Cookie(
-            name: name, value: value, domain: host, isHostOnly: true, path: attributes.path ?? CookieRules.defaultPath(of: url),
-            expiresAt: attributes.maxAge ?? attributes.expires, isSecure: attributes.isSecure,
-            isHTTPOnly: attributes.isHTTPOnly, sameSite: attributes.sameSite, createdAt: now)
+            name: name,
+            value: value,
+            domain: host,
+            isHostOnly: true,
+            path: attributes.path ?? CookieRules.defaultPath(of: url),
+            expiresAt: attributes.maxAge ?? attributes.expires,
+            isSecure: attributes.isSecure,
+            isHTTPOnly: attributes.isHTTPOnly,
+            sameSite: attributes.sameSite,
+            createdAt: now
+        )
         if let expiresAt = cookie.expiresAt, expiresAt.timeIntervalSince(now) > maximumLifetime {
             cookie.expiresAt = now.addingTimeInterval(maximumLifetime)
         }
@@ -71,14 +84,19 @@ enum SetCookie {
                 guard domain == host else { return .ignore("domain \(domain) is a public suffix") }
                 domain = host  // a public suffix may set a host-only cookie for itself
             } else {
-                guard CookieRules.domainMatches(host, domain) else { return .ignore("domain \(domain) does not match host \(host)") }
+                guard CookieRules.domainMatches(host, domain) else {
+                    return .ignore("domain \(domain) does not match host \(host)")
+                }
                 cookie.isHostOnly = false
             }
             cookie.domain = domain
         }
         if cookie.isSecure && !isSecureOrigin { return .ignore("a Secure cookie from an insecure origin") }
-        if name.hasPrefix("__Secure-") && !(cookie.isSecure && isSecureOrigin) { return .ignore("__Secure- prefix without Secure") }
-        if name.hasPrefix("__Host-") && !(cookie.isSecure && isSecureOrigin && cookie.isHostOnly && cookie.path == "/") {
+        if name.hasPrefix("__Secure-") && !(cookie.isSecure && isSecureOrigin) {
+            return .ignore("__Secure- prefix without Secure")
+        }
+        if name.hasPrefix("__Host-") && !(cookie.isSecure && isSecureOrigin && cookie.isHostOnly && cookie.path == "/")
+        {
             return .ignore("__Host- prefix rules")
         }
         return cookie.isExpired(at: now) ? .delete(cookie) : .store(cookie)
@@ -105,7 +123,9 @@ enum SetCookie {
                 // Digits, optionally after a minus; anything else leaves the attribute out.
                 let digits = value.hasPrefix("-") ? value.dropFirst() : Substring(value)
                 guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return }
-                let seconds = value.hasPrefix("-") ? 0 : min(Double(digits) ?? SetCookie.maximumLifetime, SetCookie.maximumLifetime)
+                let seconds =
+                    value.hasPrefix("-")
+                    ? 0 : min(Double(digits) ?? SetCookie.maximumLifetime, SetCookie.maximumLifetime)
                 maxAge = seconds <= 0 ? Date.distantPast : now.addingTimeInterval(seconds)
             case "domain":
                 let domain = value.hasPrefix(".") ? String(value.dropFirst()) : value

@@ -57,7 +57,9 @@ public struct Decompression: Middleware {
         var env = env
         if env.request.headers[.acceptEncoding] == nil { env.request.headers[.acceptEncoding] = "gzip, deflate" }
         var completions = try await app.call(env)
-        guard var response = completions.head.response, let format = Self.format(response.headers) else { return completions }
+        guard var response = completions.head.response, let format = Self.format(response.headers) else {
+            return completions
+        }
         let inflater = Inflater(format: format, limits: handler.limits)
         response.headers[.contentEncoding] = nil
         response.headers[.contentLength] = nil

@@ -103,7 +103,9 @@ final class Inflater: @unchecked Sendable {
             throw Self.failure("The decompressed body is larger than \(limits.maximumSize) bytes.")
         }
         if out > limits.ratioGrace && Double(out) > Double(max(totalIn, 1)) * limits.maximumRatio {
-            throw Self.failure("The body decompresses more than \(Int(limits.maximumRatio)) times its size (a decompression bomb?).")
+            throw Self.failure(
+                "The body decompresses more than \(Int(limits.maximumRatio)) times its size (a decompression bomb?)."
+            )
         }
     }
 
@@ -112,7 +114,8 @@ final class Inflater: @unchecked Sendable {
         case .gzip: return 15 + 16
         case .deflate:
             let bytes = Array(firstBytes.prefix(2))
-            let isZlib = bytes.count == 2 && bytes[0] & 0x0F == 8 && (UInt16(bytes[0]) << 8 | UInt16(bytes[1])) % 31 == 0
+            let isZlib =
+                bytes.count == 2 && bytes[0] & 0x0F == 8 && (UInt16(bytes[0]) << 8 | UInt16(bytes[1])) % 31 == 0
             return isZlib ? 15 : -15
         }
     }

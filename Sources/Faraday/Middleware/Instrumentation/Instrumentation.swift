@@ -37,7 +37,9 @@ public struct Instrumentation: Middleware {
         do {
             let completions = try await app.call(env)
             if let head = completions.head.response {
-                events.emit { $0.responseHeadReceived($1, response: ResponseData(status: head.status, headers: head.headers)) }
+                events.emit {
+                    $0.responseHeadReceived($1, response: ResponseData(status: head.status, headers: head.headers))
+                }
             }
             guard completions.isStreamed else {
                 // A buffered response is complete already: report it here, without hooks.

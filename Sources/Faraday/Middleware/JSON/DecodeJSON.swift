@@ -59,8 +59,13 @@ public struct DecodeJSON: Middleware {
             env[DecodedJSONKey.self] = try handler.decoder.decodeJSONValue(from: response.body)
         } catch {
             throw FaradayError(
-                .parsingFailed, "The response body is not valid JSON: \(error)",
-                method: env.request.method, url: env.request.url, response: response, underlying: error)
+                .parsingFailed,
+                "The response body is not valid JSON: \(error)",
+                method: env.request.method,
+                url: env.request.url,
+                response: response,
+                underlying: error
+            )
         }
     }
 }

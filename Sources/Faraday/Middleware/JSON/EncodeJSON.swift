@@ -44,8 +44,12 @@ public struct EncodeJSON: Middleware {
             }
         } catch {
             throw FaradayError(
-                .encodingFailed, "The request body of type \(type(of: value)) could not be encoded as JSON: \(error)",
-                method: env.request.method, url: env.request.url, underlying: error)
+                .encodingFailed,
+                "The request body of type \(type(of: value)) could not be encoded as JSON: \(error)",
+                method: env.request.method,
+                url: env.request.url,
+                underlying: error
+            )
         }
         env.request.body = .bytes(data)
         if env.request.headers[.contentType] == nil { env.request.headers[.contentType] = handler.contentType }

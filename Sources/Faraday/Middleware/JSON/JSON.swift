@@ -143,7 +143,10 @@ public enum JSON: Sendable, Hashable, Codable, CustomStringConvertible {
         case .string(let value): value.debugDescription
         case .array(let value): "[" + value.map(\.description).joined(separator: ",") + "]"
         case .object(let value):
-            "{" + value.sorted { $0.key < $1.key }.map { "\($0.key.debugDescription):\($0.value)" }.joined(separator: ",") + "}"
+            "{"
+                + value.sorted { $0.key < $1.key }.map { "\($0.key.debugDescription):\($0.value)" }.joined(
+                    separator: ","
+                ) + "}"
         }
     }
 }

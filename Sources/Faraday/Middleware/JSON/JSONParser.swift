@@ -53,9 +53,15 @@ enum JSONParser {
             case UInt8(ascii: "{"): return try object(depth: depth + 1)
             case UInt8(ascii: "["): return try array(depth: depth + 1)
             case UInt8(ascii: "\""): return .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
             default: throw Invalid()
             }
@@ -165,7 +171,8 @@ enum JSONParser {
                 var code = UInt32(try hexQuad())
                 if (0xD800..<0xDC00).contains(code) {
                     // A high surrogate must be followed by an escaped low one.
-                    guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                    guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
                     else { throw Invalid() }
                     index += 2
                     let low = UInt32(try hexQuad())
@@ -216,7 +223,9 @@ enum JSONParser {
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
                 guard try digits() > 0 else { throw Invalid() }
                 isWhole = false
             }
@@ -239,7 +248,8 @@ enum JSONParser {
             for byte in text.dropFirst(isNegative ? 1 : 0) {
                 let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
                 let digit = Int(byte - UInt8(ascii: "0"))
-                let (next, overflow2) = isNegative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+                let (next, overflow2) =
+                    isNegative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
                 guard !overflow, !overflow2 else { return nil }
                 value = next
             }

@@ -84,24 +84,27 @@ final class Permits: Sendable {
             return state.nextID
         }
         do {
-            try await token.withCancellationHandler({
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let granted = state.withLock { state -> Bool? in
-                        if state.cancelled.remove(id) != nil { return nil }
-                        if state.available > 0 && state.waiters.isEmpty {
-                            state.available -= 1
-                            return true
+            try await token.withCancellationHandler(
+                {
+                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                        let granted = state.withLock { state -> Bool? in
+                            if state.cancelled.remove(id) != nil { return nil }
+                            if state.available > 0 && state.waiters.isEmpty {
+                                state.available -= 1
+                                return true
+                            }
+                            state.waiters.append((id, continuation))
+                            return false
                         }
-                        state.waiters.append((id, continuation))
-                        return false
+                        switch granted {
+                        case true?: continuation.resume()
+                        case nil: continuation.resume(throwing: CancellationError())
+                        case false?: break
+                        }
                     }
-                    switch granted {
-                    case true?: continuation.resume()
-                    case nil: continuation.resume(throwing: CancellationError())
-                    case false?: break
-                    }
-                }
-            }, onCancel: { self.cancel(id) })
+                },
+                onCancel: { self.cancel(id) }
+            )
             // A cancellation that raced with the grant left a mark nobody will read.
             state.withLock { _ = $0.cancelled.remove(id) }
         } catch {

@@ -39,8 +39,12 @@ public struct Timeout: Middleware {
         let timeout = { @Sendable (error: FaradayError) -> FaradayError in
             guard deadline.hasPassed, error.code == .cancelled, !env.isCancelled else { return error }
             return FaradayError(
-                .callTimeout, "The call took longer than its \(handler.duration) deadline.",
-                method: env.request.method, url: env.request.url, underlying: error)
+                .callTimeout,
+                "The call took longer than its \(handler.duration) deadline.",
+                method: env.request.method,
+                url: env.request.url,
+                underlying: error
+            )
         }
         let completions: Completions
         do {

@@ -55,9 +55,13 @@ public struct HTTPLogger: Middleware {
 
         /// Creates the handler.
         public init(
-            logger: Logging.Logger = Logging.Logger(label: "faraday"), level: Logging.Logger.Level = .info,
-            request: Detail = .headers, response: Detail = .headers, redaction: Redaction = Redaction(),
-            bodyLimit: Int = 4096, logsCurl: Bool = false
+            logger: Logging.Logger = Logging.Logger(label: "faraday"),
+            level: Logging.Logger.Level = .info,
+            request: Detail = .headers,
+            response: Detail = .headers,
+            redaction: Redaction = Redaction(),
+            bodyLimit: Int = 4096,
+            logsCurl: Bool = false
         ) {
             self.logger = logger
             self.level = level
@@ -96,7 +100,8 @@ public struct HTTPLogger: Middleware {
         } else if isStreamed {
             handler.logger.log(
                 level: handler.level,
-                "← end of stream \(summary(env)): \(call.bytes) bytes in \(call.frames) chunks (\(call.elapsed))")
+                "← end of stream \(summary(env)): \(call.bytes) bytes in \(call.frames) chunks (\(call.elapsed))"
+            )
         } else {
             logHead(env, response, call, streamed: false)
         }
@@ -125,7 +130,9 @@ public struct HTTPLogger: Middleware {
     }
 
     private func requestBody(_ request: Request) -> String? {
-        if let bytes = request.body.bytes { return bytes.isEmpty ? nil : describe(bytes, contentType: request.headers.contentType) }
+        if let bytes = request.body.bytes {
+            return bytes.isEmpty ? nil : describe(bytes, contentType: request.headers.contentType)
+        }
         if request.body.value != nil { return "  (a value not yet encoded)" }
         return "  (streamed body\(request.body.length.map { " of \($0) bytes" } ?? ""))"
     }
@@ -138,7 +145,8 @@ public struct HTTPLogger: Middleware {
         }
         let utf8 = Array(text.utf8)
         guard utf8.count > handler.bodyLimit else { return "  " + text }
-        return "  " + String(decoding: utf8.prefix(handler.bodyLimit), as: UTF8.self) + "… (\(utf8.count - handler.bodyLimit) more bytes)"
+        return "  " + String(decoding: utf8.prefix(handler.bodyLimit), as: UTF8.self)
+            + "… (\(utf8.count - handler.bodyLimit) more bytes)"
     }
 
     private enum CallKey: EnvKey { typealias Value = CallLog }
@@ -149,7 +157,12 @@ private final class CallLog: Sendable {
     private let started = ContinuousClock.now
     private let counts = Locked((frames: 0, bytes: 0))
 
-    func add(_ bytes: Int) { counts.withLock { $0.frames += 1; $0.bytes += bytes } }
+    func add(_ bytes: Int) {
+        counts.withLock {
+            $0.frames += 1
+            $0.bytes += bytes
+        }
+    }
     var frames: Int { counts.withLock { $0.frames } }
     var bytes: Int { counts.withLock { $0.bytes } }
 

@@ -97,8 +97,10 @@ public struct Redaction: Sendable {
             return text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
                 let name = pair.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
                 let decoded = (name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name)
-                let bare = decoded.hasSuffix("]") ? String(decoded.split(separator: "[").last?.dropLast() ?? "") : decoded
-                return Self.matches(decoded, bodyFields) || Self.matches(bare, bodyFields) ? "\(name)=\(Self.placeholder)" : String(pair)
+                let bare =
+                    decoded.hasSuffix("]") ? String(decoded.split(separator: "[").last?.dropLast() ?? "") : decoded
+                return Self.matches(decoded, bodyFields) || Self.matches(bare, bodyFields)
+                    ? "\(name)=\(Self.placeholder)" : String(pair)
             }.joined(separator: "&")
         }
         return text
@@ -108,7 +110,9 @@ public struct Redaction: Sendable {
         switch json {
         case .object(let members):
             var redacted: [String: JSON] = [:]
-            for (key, value) in members { redacted[key] = Self.matches(key, bodyFields) ? .string(Self.placeholder) : redact(value) }
+            for (key, value) in members {
+                redacted[key] = Self.matches(key, bodyFields) ? .string(Self.placeholder) : redact(value)
+            }
             return .object(redacted)
         case .array(let elements): return .array(elements.map(redact))
         default: return json

@@ -84,8 +84,11 @@ extension MultipartForm {
 
         /// Bytes held in memory, optionally presented as a file.
         public static func data(
-            _ name: String, _ data: Data, filename: String? = nil,
-            contentType: String? = "application/octet-stream", headers: HTTPFields = HTTPFields()
+            _ name: String,
+            _ data: Data,
+            filename: String? = nil,
+            contentType: String? = "application/octet-stream",
+            headers: HTTPFields = HTTPFields()
         ) -> Part {
             Part(name: name, filename: filename, contentType: contentType, headers: headers, content: .bytes(data))
         }
@@ -93,12 +96,19 @@ extension MultipartForm {
         /// A file read from disk in chunks while the body is sent. `filename` defaults to the
         /// file's last path component.
         public static func file(
-            _ name: String, at url: URL, filename: String? = nil,
-            contentType: String = "application/octet-stream", headers: HTTPFields = HTTPFields()
+            _ name: String,
+            at url: URL,
+            filename: String? = nil,
+            contentType: String = "application/octet-stream",
+            headers: HTTPFields = HTTPFields()
         ) -> Part {
             Part(
-                name: name, filename: filename ?? url.lastPathComponent, contentType: contentType,
-                headers: headers, content: .file(url))
+                name: name,
+                filename: filename ?? url.lastPathComponent,
+                contentType: contentType,
+                headers: headers,
+                content: .file(url)
+            )
         }
     }
 }

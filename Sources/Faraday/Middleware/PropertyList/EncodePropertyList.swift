@@ -29,7 +29,10 @@ public struct EncodePropertyList: Middleware {
         public var contentType: String
 
         /// Creates the handler.
-        public init(format: PropertyListSerialization.PropertyListFormat = .xml, contentType: String = EncodePropertyList.mediaType) {
+        public init(
+            format: PropertyListSerialization.PropertyListFormat = .xml,
+            contentType: String = EncodePropertyList.mediaType
+        ) {
             self.format = format
             self.contentType = contentType
         }
@@ -59,13 +62,17 @@ struct PropertyListBody: Sendable {
             return try encoder.encode(value)
         } catch {
             throw FaradayError(
-                .encodingFailed, "The request body of type \(type(of: value)) could not be encoded as a property list: \(error)",
-                underlying: error)
+                .encodingFailed,
+                "The request body of type \(type(of: value)) could not be encoded as a property list: \(error)",
+                underlying: error
+            )
         }
     }
 }
 
 extension RequestBody {
     /// A property-list body, for ``EncodePropertyList`` to encode.
-    public static func propertyList(_ value: some Encodable & Sendable) -> RequestBody { .value(PropertyListBody(value: value)) }
+    public static func propertyList(_ value: some Encodable & Sendable) -> RequestBody {
+        .value(PropertyListBody(value: value))
+    }
 }

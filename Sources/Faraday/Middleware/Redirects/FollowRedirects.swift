@@ -52,7 +52,9 @@ public struct FollowRedirects: Middleware {
 
         /// Creates the handler.
         public init(
-            limit: Int = 5, standardsCompliant: Bool = false, allowsInsecureRedirects: Bool = false,
+            limit: Int = 5,
+            standardsCompliant: Bool = false,
+            allowsInsecureRedirects: Bool = false,
             sensitiveHeaders: [HTTPField.Name] = [.authorization, .cookie, .proxyAuthorization],
             onRedirect: (@Sendable (Redirect) -> Void)? = nil
         ) {
@@ -91,13 +93,21 @@ public struct FollowRedirects: Middleware {
             history.append(Redirect(status: status, from: request.url, to: next.url, method: next.method))
             guard history.count <= handler.limit else {
                 throw FaradayError(
-                    .tooManyRedirects, "More than \(handler.limit) redirects: \(Self.describe(history)).",
-                    method: env.request.method, url: env.request.url, response: completions.head.response)
+                    .tooManyRedirects,
+                    "More than \(handler.limit) redirects: \(Self.describe(history)).",
+                    method: env.request.method,
+                    url: env.request.url,
+                    response: completions.head.response
+                )
             }
             guard visited.insert(Self.visitKey(next)).inserted else {
                 throw FaradayError(
-                    .redirectLoop, "The redirects loop: \(Self.describe(history)).",
-                    method: env.request.method, url: env.request.url, response: completions.head.response)
+                    .redirectLoop,
+                    "The redirects loop: \(Self.describe(history)).",
+                    method: env.request.method,
+                    url: env.request.url,
+                    response: completions.head.response
+                )
             }
             if let redirect = history.last {
                 handler.onRedirect?(redirect)
@@ -108,22 +118,35 @@ public struct FollowRedirects: Middleware {
     }
 
     /// The request a redirect asks for.
-    private func nextRequest(after request: Request, status: Int, location: String, history: [Redirect]) throws -> Request {
+    private func nextRequest(
+        after request: Request,
+        status: Int,
+        location: String,
+        history: [Redirect]
+    ) throws -> Request {
         guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
             let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
         else {
             throw FaradayError(
-                .invalidResponse, "The redirect's Location \(location.debugDescription) is not an http(s) URL.",
-                method: request.method, url: request.url)
+                .invalidResponse,
+                "The redirect's Location \(location.debugDescription) is not an http(s) URL.",
+                method: request.method,
+                url: request.url
+            )
         }
         if request.url.scheme?.lowercased() == "https" && scheme == "http" && !handler.allowsInsecureRedirects {
             throw FaradayError(
-                .insecureRedirect, "Refusing to follow a redirect from HTTPS to \(target.absoluteString).",
-                method: request.method, url: request.url)
+                .insecureRedirect,
+                "Refusing to follow a redirect from HTTPS to \(target.absoluteString).",
+                method: request.method,
+                url: request.url
+            )
         }
         var next = request
         next.url = target
-        let becomesGet = status == 303 || (!handler.standardsCompliant && (status == 301 || status == 302) && request.method == .post)
+        let becomesGet =
+            status == 303
+            || (!handler.standardsCompliant && (status == 301 || status == 302) && request.method == .post)
         if becomesGet {
             next.method = request.method == .head ? .head : .get
             next.body = .empty
@@ -131,8 +154,11 @@ public struct FollowRedirects: Middleware {
             next.headers[.contentLength] = nil
         } else if !next.body.isEmpty && !next.body.isReplayable {
             throw FaradayError(
-                .bodyNotReplayable, "A \(status) redirect asks to send the body again, but it is a one-shot stream.",
-                method: request.method, url: request.url)
+                .bodyNotReplayable,
+                "A \(status) redirect asks to send the body again, but it is a one-shot stream.",
+                method: request.method,
+                url: request.url
+            )
         }
         if Self.leavesOrigin(location, from: request.url, to: target) {
             for name in handler.sensitiveHeaders { next.headers[name] = nil }
@@ -153,7 +179,9 @@ public struct FollowRedirects: Middleware {
         return origin(lhs) == origin(rhs)
     }
 
-    private static func visitKey(_ request: Request) -> String { "\(request.method.rawValue) \(request.url.absoluteString)" }
+    private static func visitKey(_ request: Request) -> String {
+        "\(request.method.rawValue) \(request.url.absoluteString)"
+    }
 
     /// The chain for an error message, URLs shown as the logs show them (no credentials).
     private static func describe(_ history: [Redirect]) -> String {

@@ -12,7 +12,12 @@ public struct Backoff: Sendable {
     public var jitter: Double
 
     /// Creates a backoff; the default waits about 0.5 s, 1 s, 2 s… up to 30 s, half of it random.
-    public init(base: Duration = .milliseconds(500), factor: Double = 2, cap: Duration = .seconds(30), jitter: Double = 0.5) {
+    public init(
+        base: Duration = .milliseconds(500),
+        factor: Double = 2,
+        cap: Duration = .seconds(30),
+        jitter: Double = 0.5
+    ) {
         self.base = base
         self.factor = factor
         self.cap = cap

@@ -70,11 +70,16 @@ public struct Retry: Middleware {
 
         /// Creates the handler.
         public init(
-            maxAttempts: Int = 3, backoff: Backoff = Backoff(), maxRetryAfter: Duration = .seconds(60),
+            maxAttempts: Int = 3,
+            backoff: Backoff = Backoff(),
+            maxRetryAfter: Duration = .seconds(60),
             errors: Set<FaradayError.Code> = [.connectionFailed, .connectTimeout, .readTimeout, .writeTimeout],
-            statuses: Set<Int> = [], methods: Set<HTTPRequest.Method> = Handler.idempotentMethods,
-            retryIf: (@Sendable (Attempt) -> Bool)? = nil, budget: RetryBudget = RetryBudget(),
-            onRetry: (@Sendable (Attempt) -> Void)? = nil, onExhausted: (@Sendable (Attempt) -> Void)? = nil,
+            statuses: Set<Int> = [],
+            methods: Set<HTTPRequest.Method> = Handler.idempotentMethods,
+            retryIf: (@Sendable (Attempt) -> Bool)? = nil,
+            budget: RetryBudget = RetryBudget(),
+            onRetry: (@Sendable (Attempt) -> Void)? = nil,
+            onExhausted: (@Sendable (Attempt) -> Void)? = nil,
             sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
         ) {
             self.maxAttempts = max(1, maxAttempts)
@@ -121,7 +126,11 @@ public struct Retry: Middleware {
                 throw FaradayError(
                     .bodyNotReplayable,
                     "Attempt \(number) failed (\(failed.error.map { "\($0.code)" } ?? "status \(failed.response?.status.code ?? 0)")) and would be retried, but the request body is a one-shot stream that cannot be sent again.",
-                    method: env.request.method, url: env.request.url, response: failed.response, underlying: failed.error)
+                    method: env.request.method,
+                    url: env.request.url,
+                    response: failed.response,
+                    underlying: failed.error
+                )
             }
             completions?.discard()
             failed.delay = delay(before: number, after: failed.response)
@@ -155,9 +164,13 @@ public struct Retry: Middleware {
     static func serverDelay(_ headers: HTTPFields, now: Date) -> Duration? {
         if let value = headers[.retryAfter]?.trimmingCharacters(in: .whitespaces) {
             if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
-            if let date = HTTPDate.parse(value) { return .milliseconds(Int64(max(0, date.timeIntervalSince(now)) * 1000)) }
+            if let date = HTTPDate.parse(value) {
+                return .milliseconds(Int64(max(0, date.timeIntervalSince(now)) * 1000))
+            }
         }
-        if let name = HTTPField.Name("RateLimit-Reset"), let value = headers[name], let seconds = Int(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 {
+        if let name = HTTPField.Name("RateLimit-Reset"), let value = headers[name],
+            let seconds = Int(value.trimmingCharacters(in: .whitespaces)), seconds >= 0
+        {
             return .seconds(seconds)
         }
         return nil
@@ -168,9 +181,17 @@ public struct Retry: Middleware {
         let sleep = handler.sleep
         let sleeper = Task { try await sleep(delay) }
         do {
-            try await env.cancellation.withCancellationHandler({ try await sleeper.value }, onCancel: { sleeper.cancel() })
+            try await env.cancellation.withCancellationHandler(
+                { try await sleeper.value },
+                onCancel: { sleeper.cancel() }
+            )
         } catch {
-            throw FaradayError(.cancelled, "The request was cancelled while waiting to retry.", method: env.request.method, url: env.request.url)
+            throw FaradayError(
+                .cancelled,
+                "The request was cancelled while waiting to retry.",
+                method: env.request.method,
+                url: env.request.url
+            )
         }
         try env.cancellation.check()
     }

@@ -1,4 +1,3 @@
-
 /// A connection-wide allowance of retries that stops retry storms: each request earns a fraction
 /// of a retry, each retry spends one, and when the balance is spent requests are not retried
 /// until new requests earn more (the retry budgets of Finagle and gRPC).

@@ -104,7 +104,8 @@ enum Fingerprint {
         if let data = Data(base64Encoded: text), data.count == length { return Array(data) }
         throw FaradayError(
             .invalidRequest,
-            "\"\(text.prefix(100))\" is not a \(length)-byte fingerprint in hex or base64.")
+            "\"\(text.prefix(100))\" is not a \(length)-byte fingerprint in hex or base64."
+        )
     }
 
     private static func hexBytes(_ text: String) -> [UInt8]? {

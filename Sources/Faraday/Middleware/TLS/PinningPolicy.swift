@@ -31,7 +31,8 @@ public struct PinningPolicy: Sendable {
     public func rule(for host: String) -> PinningRule? {
         let host = PinningRule.normalize(host)
         if let exact = rules.first(where: { $0.host == host }) { return exact }
-        return rules
+        return
+            rules
             .filter { $0.includesSubdomains && host.hasSuffix("." + $0.host) }
             .max { $0.host.count < $1.host.count }
     }
@@ -48,10 +49,15 @@ public struct PinningPolicy: Sendable {
     /// which has no certificates to check: adapters call it so that a request reaching them by a
     /// redirect is refused too.
     public func refusePlainHTTP(_ request: Request) throws(FaradayError) {
-        guard let host = request.url.host, pinsConnections(to: host), request.url.scheme?.lowercased() != "https" else { return }
+        guard let host = request.url.host, pinsConnections(to: host), request.url.scheme?.lowercased() != "https" else {
+            return
+        }
         throw FaradayError(
-            .tlsFailure, "\(host) is pinned, and a plain HTTP request cannot be pinned.",
-            method: request.method, url: request.url)
+            .tlsFailure,
+            "\(host) is pinned, and a plain HTTP request cannot be pinned.",
+            method: request.method,
+            url: request.url
+        )
     }
 
     /// Checks the certificates `host` presented, leaf first. Throws
@@ -66,7 +72,10 @@ public struct PinningPolicy: Sendable {
         case (true, .debug):
             logger.notice("Certificate pins matched", metadata: mismatch.metadata)
         case (false, .debug):
-            logger.warning("Certificate pins did not match; debug mode lets the request through", metadata: mismatch.metadata)
+            logger.warning(
+                "Certificate pins did not match; debug mode lets the request through",
+                metadata: mismatch.metadata
+            )
         case (false, _):
             throw FaradayError(.tlsFailure, mismatch.description, underlying: mismatch)
         default:
@@ -113,8 +122,12 @@ public struct PinningRule: Sendable, Hashable {
 
     /// Creates a rule.
     public init(
-        host: String, includesSubdomains: Bool = true, pins: [CertificatePin], backupPins: [CertificatePin] = [],
-        scope: Scope = .chain, mode: Mode = .enforce
+        host: String,
+        includesSubdomains: Bool = true,
+        pins: [CertificatePin],
+        backupPins: [CertificatePin] = [],
+        scope: Scope = .chain,
+        mode: Mode = .enforce
     ) {
         self.host = Self.normalize(host)
         self.includesSubdomains = includesSubdomains
@@ -126,7 +139,10 @@ public struct PinningRule: Sendable, Hashable {
 
     /// Pins `host` (and, unless `includingSubdomains` is `false`, its subdomains).
     public static func pin(
-        _ host: String, includingSubdomains: Bool = true, _ pins: [CertificatePin], backup: [CertificatePin] = [],
+        _ host: String,
+        includingSubdomains: Bool = true,
+        _ pins: [CertificatePin],
+        backup: [CertificatePin] = [],
         scope: Scope = .chain
     ) -> PinningRule {
         PinningRule(host: host, includesSubdomains: includingSubdomains, pins: pins, backupPins: backup, scope: scope)
@@ -134,7 +150,10 @@ public struct PinningRule: Sendable, Hashable {
 
     /// Logs the certificates of `host` without enforcing anything (see ``Mode/debug``).
     public static func debug(
-        _ host: String, includingSubdomains: Bool = true, _ pins: [CertificatePin] = [], scope: Scope = .chain
+        _ host: String,
+        includingSubdomains: Bool = true,
+        _ pins: [CertificatePin] = [],
+        scope: Scope = .chain
     ) -> PinningRule {
         PinningRule(host: host, includesSubdomains: includingSubdomains, pins: pins, scope: scope, mode: .debug)
     }
@@ -169,7 +188,8 @@ public struct CertificatePinningMismatch: Error, Sendable, CustomStringConvertib
             (index == 0 ? "leaf " : "chain[\(index)] ") + certificate.description
         }
         let which = scope == .leaf ? "the leaf certificate" : "any certificate of the chain"
-        return "Certificate pinning failed for \(host): no pin matched \(which). Presented: \(seen.joined(separator: "; "))."
+        return
+            "Certificate pinning failed for \(host): no pin matched \(which). Presented: \(seen.joined(separator: "; "))."
     }
 
     var metadata: Logger.Metadata {

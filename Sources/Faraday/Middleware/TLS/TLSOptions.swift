@@ -94,7 +94,10 @@ public struct ClientIdentity: Sendable, Hashable {
 
     /// Creates an identity from PEM texts: the certificate (and intermediates) and the key.
     public init(certificatePEM: String, privateKeyPEM: String) throws(FaradayError) {
-        try self.init(certificateChain: TLSCertificate.certificates(pem: certificatePEM), privateKey: .pem(privateKeyPEM))
+        try self.init(
+            certificateChain: TLSCertificate.certificates(pem: certificatePEM),
+            privateKey: .pem(privateKeyPEM)
+        )
     }
 }
 

@@ -41,11 +41,16 @@ extension FaradayError {
             let code = Code.forStatus(response.status)
         else { return nil }
         var error = FaradayError(
-            code, "The server answered \(response.status.code) \(response.status.reasonPhrase).",
-            method: env.request.method, url: env.request.url, response: response)
+            code,
+            "The server answered \(response.status.code) \(response.status.reasonPhrase).",
+            method: env.request.method,
+            url: env.request.url,
+            response: response
+        )
         error.document = ErrorDocument(parsing: response.body)
         if let document = error.document {
-            let parts = document.title.map { [$0, document.detail].compactMap { $0 } } ?? [document.message].compactMap { $0 }
+            let parts =
+                document.title.map { [$0, document.detail].compactMap { $0 } } ?? [document.message].compactMap { $0 }
             if !parts.isEmpty { error.message += " " + parts.joined(separator: ": ") }
         }
         return error
@@ -89,7 +94,8 @@ extension FaradayError {
             } else {
                 source = json
             }
-            let message = source["message"]?.string ?? json["error"]?.string ?? json["detail"]?.string
+            let message =
+                source["message"]?.string ?? json["error"]?.string ?? json["detail"]?.string
                 ?? json["title"]?.string ?? json["error_description"]?.string
             let code = Self.text(source["code"]) ?? json["type"]?.string
             guard message != nil || code != nil else { return nil }

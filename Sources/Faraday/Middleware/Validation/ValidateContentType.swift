@@ -37,7 +37,8 @@ public struct ValidateContentType: Middleware {
 
     public func onComplete(_ env: inout Env) throws {
         guard let response = env.response, !response.body.isEmpty else { return }
-        let acceptable = handler.acceptableContentTypes.isEmpty
+        let acceptable =
+            handler.acceptableContentTypes.isEmpty
             ? MediaRange.parse(env.request.headers[values: .accept].joined(separator: ","))
             : handler.acceptableContentTypes.compactMap(MediaRange.init)
         let ranges = acceptable.isEmpty ? [MediaRange.any] : acceptable
@@ -51,7 +52,10 @@ public struct ValidateContentType: Middleware {
         throw FaradayError(
             .unacceptableContentType,
             "The response's content type \(response.headers.contentType ?? "(none)") is not one the request accepts (\(expected)).",
-            method: env.request.method, url: env.request.url, response: response)
+            method: env.request.method,
+            url: env.request.url,
+            response: response
+        )
     }
 }
 
