@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "FaradayHAL", targets: ["FaradayHAL"]),
         .library(name: "FaradayAsyncHTTPClient", targets: ["FaradayAsyncHTTPClient"]),
         .library(name: "FaradayObservability", targets: ["FaradayObservability"]),
+        .library(name: "FaradayOpenAPI", targets: ["FaradayOpenAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -29,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         // zlib, from the system (Debian's zlib1g-dev; part of Apple's SDKs), for Decompression.
@@ -81,6 +84,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // A ClientTransport for clients made by swift-openapi-generator, sending through a Connection.
+        .target(
+            name: "FaradayOpenAPI",
+            dependencies: [
+                "Faraday",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // In-process HTTP and HTTPS servers for tests, examples and benchmarks.
         .target(
             name: "FaradayTestSupport",
@@ -129,6 +142,30 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "CustomMiddleware",
+            dependencies: ["Faraday", "FaradayTestSupport"],
+            path: "Examples/CustomMiddleware",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "TypedEndpoints",
+            dependencies: ["Faraday", "FaradayTestSupport"],
+            path: "Examples/TypedEndpoints",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "SynchronousUse",
+            dependencies: ["Faraday", "FaradayTestSupport"],
+            path: "Examples/SynchronousUse",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "TestingWithStubs",
+            dependencies: ["Faraday"],
+            path: "Examples/TestingWithStubs",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "StreamingBenchmark",
             dependencies: ["Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
             path: "Benchmarks/StreamingBenchmark",
@@ -160,6 +197,18 @@ let package = Package(
         .testTarget(
             name: "FuzzCorpusTests",
             dependencies: ["FaradayFuzzTargets"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FaradayOpenAPITests",
+            dependencies: [
+                "Faraday", "FaradayOpenAPI", "FaradayAsyncHTTPClient", "FaradayTestSupport",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            // The spec and the generator's configuration that Generated/ was made from
+            // (Scripts/generate-openapi-client.sh); the generator does not run in builds.
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
