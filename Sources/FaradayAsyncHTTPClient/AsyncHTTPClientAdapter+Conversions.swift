@@ -13,7 +13,7 @@ extension AsyncHTTPClientAdapter {
     ///
     /// With a write timeout, every body is streamed in slices and each slice must be accepted by
     /// the connection within the timeout: a server that stops reading fails the call with
-    /// ``FaradayError/Code/writeTimeout``.
+    /// `FaradayError.Code.writeTimeout`.
     static func makeRequest(_ request: Request, writeTimeout: Duration?) throws(FaradayError) -> HTTPClient.Request {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)

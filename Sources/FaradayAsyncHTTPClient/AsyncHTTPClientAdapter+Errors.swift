@@ -6,7 +6,7 @@ import NIOPosix
 import NIOSSL
 
 extension AsyncHTTPClientAdapter {
-    /// Maps AsyncHTTPClient, NIO and TLS errors to ``FaradayError`` codes.
+    /// Maps AsyncHTTPClient, NIO and TLS errors to `FaradayError` codes.
     static func faradayError(_ error: any Error, request: Request) -> FaradayError {
         func make(_ code: FaradayError.Code, _ message: String) -> FaradayError {
             FaradayError(code, message, method: request.method, url: request.url, underlying: error)

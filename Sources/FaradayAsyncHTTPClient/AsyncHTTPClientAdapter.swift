@@ -21,8 +21,8 @@ import Tracing
 /// one event loop group) with redirects, decompression and connection retries turned off: those
 /// are middleware's jobs.
 /// Request and response bodies stream with backpressure. Per request it honours
-/// ``RequestOptions/timeout`` (a deadline for the whole call), `openTimeout`, `readTimeout`,
-/// `writeTimeout`, `maxBufferedBodySize` and `streaming`, and cancellation from the ``Response``
+/// `RequestOptions.timeout` (a deadline for the whole call), `openTimeout`, `readTimeout`,
+/// `writeTimeout`, `maxBufferedBodySize` and `streaming`, and cancellation from the `Response`
 /// handle, `env.cancel()` or the awaiting task, which closes the connection.
 public final class AsyncHTTPClientAdapter: Adapter {
     /// How the adapter's clients are set up.
@@ -33,7 +33,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
         public var readTimeout: Duration?
         /// The write timeout when a request sets no `writeTimeout` (`nil`: none).
         public var writeTimeout: Duration?
-        /// NIOSSL settings for every request; a request's ``RequestOptions/tls`` apply on top.
+        /// NIOSSL settings for every request; a request's `RequestOptions.tls` apply on top.
         public var tlsConfiguration: TLSConfiguration?
         /// Which HTTP versions to speak (HTTP/2 is negotiated over TLS with ALPN by `.automatic`).
         public var httpVersion: HTTPClient.Configuration.HTTPVersion = .automatic
@@ -78,7 +78,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
     }
 
     /// Shuts every client down, waiting for their connections to close. Requests made afterwards
-    /// fail with ``FaradayError/Code/connectionFailed``.
+    /// fail with `FaradayError.Code.connectionFailed`.
     public func shutdown() async throws {
         let clients = state.withLock { state -> [HTTPClient] in
             state.isShutDown = true

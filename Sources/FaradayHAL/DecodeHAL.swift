@@ -1,7 +1,7 @@
 import Faraday
 import Foundation
 
-/// Asks for HAL and reads HAL responses into ``Faraday/Env/representation``.
+/// Asks for HAL and reads HAL responses into `Env.representation`.
 ///
 /// ```swift
 /// let connection = try Connection(url: "https://api.example.com") { builder in
@@ -16,7 +16,7 @@ import Foundation
 /// `application/hal+json` (or one of ``Handler/contentTypes``), except for 204, 205 and 304
 /// responses, HEAD requests and empty bodies. The representation's ``Representation/url`` is the
 /// request's, so that relative links resolve. A malformed document fails the call with
-/// ``FaradayError/Code/parsingFailed`` carrying the response and its body.
+/// `FaradayError.Code.parsingFailed` carrying the response and its body.
 public struct DecodeHAL: Middleware {
     /// The app below.
     public let app: any App

@@ -48,7 +48,7 @@ extension Representation {
         }
 
         /// The target: ``href`` with `variables` expanded when it is a template, else ``href``.
-        /// Throws ``FaradayError/Code/invalidURL`` for a malformed template.
+        /// Throws `FaradayError.Code.invalidURL` for a malformed template.
         public func expand(_ variables: [String: URITemplate.Value] = [:]) throws(FaradayError) -> String {
             guard templated else { return href }
             return try URITemplate(href).expand(variables)
@@ -93,7 +93,7 @@ extension Representation {
     }
 }
 
-/// The errors of FaradayHAL, all ``FaradayError``s.
+/// The errors of FaradayHAL, all `FaradayError`s.
 enum HALError {
     static func malformed(_ detail: String) -> FaradayError {
         FaradayError(.parsingFailed, "The document is not valid HAL: \(detail).")

@@ -12,9 +12,9 @@ extension Representation {
     /// A templated link is expanded with `variables`; a relative `href` resolves against this
     /// representation's ``url``, else against the connection's base URL. The first link of the
     /// relation is followed, or the one named `name`. A relation the document does not have fails
-    /// with ``FaradayError/Code/relationNotFound`` naming the ones it has; a 4xx or 5xx answer
+    /// with `FaradayError.Code.relationNotFound` naming the ones it has; a 4xx or 5xx answer
     /// fails with its status error; an answer that is not HAL fails with
-    /// ``FaradayError/Code/parsingFailed``.
+    /// `FaradayError.Code.parsingFailed`.
     public func follow(
         _ relation: String,
         with variables: [String: URITemplate.Value] = [:],
@@ -47,7 +47,7 @@ extension Representation {
 
     /// The resources embedded along a path of relations (`"shop:order/shop:item"`): every item
     /// of every order, say, in document order. A relation missing at any level fails with
-    /// ``FaradayError/Code/relationNotFound``.
+    /// `FaradayError.Code.relationNotFound`.
     public func results(_ path: String) throws(FaradayError) -> [Representation] {
         var level = [self]
         for relation in path.split(separator: "/").map(String.init) {
@@ -73,7 +73,7 @@ extension Representation {
     /// ```
     ///
     /// Pages are fetched one at a time as the loop asks for them. A `next` link back to a page
-    /// already seen fails with ``FaradayError/Code/invalidResponse`` instead of looping forever.
+    /// already seen fails with `FaradayError.Code.invalidResponse` instead of looping forever.
     public func pages(following relation: String = "next", on connection: Connection) -> Pages {
         Pages(first: self, relation: relation, connection: connection)
     }
@@ -152,7 +152,7 @@ extension Connection {
 
 extension Response {
     /// The response read as HAL: waits for the final completion and returns what ``DecodeHAL``
-    /// read, or throws ``FaradayError/Code/parsingFailed`` when the response held no HAL.
+    /// read, or throws `FaradayError.Code.parsingFailed` when the response held no HAL.
     public var representation: Representation {
         get async throws {
             let env = try await value

@@ -5,7 +5,7 @@ extension Representation {
     /// The most embedded levels a document may nest: deeper is refused rather than recursed into.
     public static let maximumDepth = 64
 
-    /// Reads a HAL document. Throws ``FaradayError/Code/parsingFailed`` for bytes that are not
+    /// Reads a HAL document. Throws `FaradayError.Code.parsingFailed` for bytes that are not
     /// JSON, or JSON that is not HAL (`_links` or `_embedded` of the wrong shape, a link without
     /// an `href`).
     public init(data: Data, url: URL? = nil) throws(FaradayError) {

@@ -3,7 +3,7 @@ import Foundation
 
 /// A HAL resource: its properties, its links by relation and its embedded resources.
 ///
-/// Read one from a response (``DecodeHAL`` puts it in ``Faraday/Env/representation``), or from
+/// Read one from a response (``DecodeHAL`` puts it in `Env.representation`), or from
 /// bytes:
 ///
 /// ```swift
@@ -89,7 +89,7 @@ public struct Representation: Sendable, Hashable {
         try Self.decode(type, from: .object(properties), decoder: decoder, what: "The properties")
     }
 
-    /// The property `name` decoded as `T`; throws ``FaradayError/Code/parsingFailed`` when it is
+    /// The property `name` decoded as `T`; throws `FaradayError.Code.parsingFailed` when it is
     /// missing or of another shape.
     public func property<T: Decodable>(
         _ name: String,

@@ -2,8 +2,8 @@ import Faraday
 import Foundation
 import Metrics
 
-/// An ``EventMonitor`` that records swift-metrics: calls, failures, durations, attempts and
-/// body bytes. Use it with ``Instrumentation``.
+/// An `EventMonitor` that records swift-metrics: calls, failures, durations, attempts and
+/// body bytes. Use it with `Instrumentation`.
 ///
 /// ```swift
 /// builder.use(Instrumentation.Handler(monitors: [MetricsMonitor()]))

@@ -45,7 +45,9 @@ extension ResponseDecoder where Resource: Decodable {
     /// error otherwise; a body of the wrong shape is a parsing error whose underlying
     /// `DecodingError` names the coding path.
     ///
-    /// - Parameter decoder: the decoder; by default the one ``DecodeJSON`` was configured with.
+    /// - Parameters:
+    ///   - type: the type to decode.
+    ///   - decoder: the decoder; by default the one ``DecodeJSON`` was configured with.
     public static func json(_ type: Resource.Type = Resource.self, decoder: JSONDecoder? = nil) -> Self {
         ResponseDecoder { env in
             let body = env.body

@@ -2,6 +2,7 @@ import Foundation
 
 /// A type-erased asynchronous sequence of byte chunks.
 public struct ByteStream: AsyncSequence, Sendable {
+    /// One chunk of bytes.
     public typealias Element = Data
     private let base: any AsyncSequence<Data, any Error> & Sendable
 

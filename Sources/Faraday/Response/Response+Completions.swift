@@ -4,6 +4,7 @@ extension Response {
     /// The first iterator to start pulls the response itself (with backpressure); an iterator made
     /// while another consumer pulls receives the completions from then on.
     public struct CompletionSequence: AsyncSequence, Sendable {
+        /// One completion.
         public typealias Element = Env
         let response: Response
 

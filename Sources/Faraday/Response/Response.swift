@@ -133,8 +133,10 @@ public final class Response: Sendable {
 
     /// Decodes the final body as JSON into `type`.
     ///
-    /// - Parameter decoder: the decoder; by default the one ``DecodeJSON`` was configured with, or a
-    ///   plain `JSONDecoder` when the stack has none.
+    /// - Parameters:
+    ///   - type: the type to decode.
+    ///   - decoder: the decoder; by default the one ``DecodeJSON`` was configured with, or a
+    ///     plain `JSONDecoder` when the stack has none.
     /// - Throws: the call's error, or ``FaradayError/Code/parsingFailed`` carrying the response and
     ///   the `DecodingError` (with its coding path).
     public func decode<Value: Decodable>(

@@ -1,7 +1,7 @@
 /// A layer of the stack with hooks for the common cases.
 ///
 /// Implement any of ``onRequest(_:)``, ``onComplete(_:)`` and ``onError(_:env:)``; the default
-/// ``call(_:)`` runs `onRequest` on the way down, calls ``app``, and runs `onComplete` on every
+/// ``App/call(_:)`` runs `onRequest` on the way down, calls ``app``, and runs `onComplete` on every
 /// completion on the way up (once for a buffered response, once per frame and at the end of a
 /// streamed one). `onError` sees every failure below this layer and in its own hooks.
 ///
@@ -19,7 +19,7 @@
 /// }
 /// ```
 ///
-/// For more control, implement ``call(_:)`` yourself: call `app` zero times (a cache hit), once,
+/// For more control, implement ``App/call(_:)`` yourself: call `app` zero times (a cache hit), once,
 /// or several times (a retry), and transform the returned ``Completions``.
 public protocol Middleware: App {
     /// The app below this middleware.

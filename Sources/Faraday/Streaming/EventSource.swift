@@ -15,6 +15,7 @@ import HTTPTypes
 /// status than 200, on a content type other than `text/event-stream`, or after
 /// ``maxReconnects`` reconnections in a row without an event.
 public struct EventSource: AsyncSequence, Sendable {
+    /// One event of the stream.
     public typealias Element = ServerSentEvent
 
     let connection: Connection
@@ -50,6 +51,8 @@ public struct EventSource: AsyncSequence, Sendable {
             self.retry = source.reconnectionTime
         }
 
+        /// The next event, reconnecting as often as it takes; `nil` once the server answers 204
+        /// or the reconnections run out.
         public mutating func next() async throws -> ServerSentEvent? {
             while !isFinished {
                 try Task.checkCancellation()
@@ -115,6 +118,7 @@ public struct EventSource: AsyncSequence, Sendable {
         }
     }
 
+    /// Makes an iterator; each one opens its own stream.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(self) }
 }
 

@@ -63,6 +63,7 @@ public final class CookieJar: Resettable {
     ///   - file: the file; a missing file is an empty jar.
     ///   - persistsSessionCookies: also keep cookies without an expiry (browsers drop them when
     ///     they quit).
+    ///   - publicSuffixes: the public suffixes no cookie may be set for.
     /// - Throws: ``FaradayError/Code/storageFailed`` when the file exists but cannot be read or
     ///   is not a cookie file; it is left untouched.
     public init(

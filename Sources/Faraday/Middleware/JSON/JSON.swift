@@ -77,6 +77,7 @@ public enum JSON: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `true` for `null`.
     public var isNull: Bool { self == .null }
 
+    /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -96,6 +97,7 @@ public enum JSON: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Encodes the value as it is.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
