@@ -3,6 +3,7 @@
 import Faraday
 import Foundation
 
+func fetchToken() async throws -> String { "fresh" }
 // snippet.show
 
 // snippet.requestOnly
@@ -62,24 +63,23 @@ struct Timing: Middleware {
 }
 
 // snippet.callTwice
-/// Calls the app below again while it answers 503, up to `attempts` times.
-struct RetryUnavailable: Middleware {
+/// On a 401, asks `renew` for a new token once and calls the app again with it.
+struct ReauthenticateOnce: Middleware {
     let app: any App
-    let attempts: Int
+    let renew: @Sendable () async throws -> String
 
     func call(_ env: Env) async throws -> Completions {
-        var attempt = 1
-        while true {
-            let completions = try await app.call(env.forAttempt())
-            guard completions.head.status == .serviceUnavailable, attempt < attempts else { return completions }
-            completions.discard()  // stop the abandoned attempt's transfer
-            attempt += 1
-        }
+        let first = try await app.call(env.forAttempt())
+        guard first.head.status == .unauthorized, env.request.body.isReplayable else { return first }
+        first.discard()  // stop the abandoned attempt's transfer
+        var retry = env.forAttempt()
+        retry.request.headers.bearer(try await renew())
+        return try await app.call(retry)
     }
 
     struct Handler: Faraday.Handler {
-        let attempts: Int
-        func build(app: any App) -> any App { RetryUnavailable(app: app, attempts: attempts) }
+        let renew: @Sendable () async throws -> String
+        func build(app: any App) -> any App { ReauthenticateOnce(app: app, renew: renew) }
     }
 }
 
@@ -100,7 +100,7 @@ struct Canned: Middleware {
 // snippet.use
 let connection = try Connection(url: "https://api.example.com") { builder in
     builder.use(Timing.Handler())
-    builder.use(RetryUnavailable.Handler(attempts: 3))
+    builder.use(ReauthenticateOnce.Handler { try await fetchToken() })
     builder.use(RequireBody.Handler())
     builder.use(ClientName.Handler(name: "docs"))
     builder.adapter = URLSessionAdapter()

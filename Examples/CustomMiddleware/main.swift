@@ -1,5 +1,6 @@
 // Writing middleware: one that changes requests, one that reads responses, one that does both,
-// one that calls the app below more than once, and one that may not call it at all.
+// one that calls the app below more than once, and one that may not call it at all. (The DocC
+// article "Writing middleware" shows other middleware of each kind.)
 // Runs against a local server.
 //
 //     swift run CustomMiddleware
@@ -8,18 +9,17 @@ import FaradayTestSupport
 import Foundation
 import Synchronization
 
-/// Request-only: adds a header on the way down.
-struct ClientName: Middleware {
+/// Request-only: gives every POST an `Idempotency-Key`, so that the server can recognise a retry.
+struct IdempotencyKey: Middleware {
     let app: any App
-    let name: String
 
     func onRequest(_ env: inout Env) async throws {
-        env.request.headers[.clientName] = name
+        guard env.request.method == .post, env.request.headers[.idempotencyKey] == nil else { return }
+        env.request.headers[.idempotencyKey] = UUID().uuidString
     }
 
     struct Handler: Faraday.Handler {
-        let name: String
-        func build(app: any App) -> any App { ClientName(app: app, name: name) }
+        func build(app: any App) -> any App { IdempotencyKey(app: app) }
     }
 }
 
@@ -41,23 +41,29 @@ struct PrintCompletions: Middleware {
     }
 }
 
-/// Both: notes when the request left, and stashes the elapsed time in the env on the way up.
-struct Timing: Middleware {
-    enum StartKey: EnvKey { typealias Value = ContinuousClock.Instant }
-    enum ElapsedKey: EnvKey { typealias Value = Duration }
+/// Both: tags the request with a correlation id on the way down, and hands the id to the caller
+/// on the way up (`env[CorrelationID.Key.self]`), failures included.
+struct CorrelationID: Middleware {
+    enum Key: EnvKey { typealias Value = String }
 
     let app: any App
 
     func onRequest(_ env: inout Env) async throws {
-        env[StartKey.self] = .now
+        let id = String(UUID().uuidString.prefix(8))
+        env.request.headers[.correlationID] = id
+        env[Key.self] = id
     }
 
     func onComplete(_ env: inout Env) throws {
-        if let start = env[StartKey.self] { env[ElapsedKey.self] = .now - start }
+        if env.isFinal { print("    correlation id \(env[Key.self] ?? "-")") }
+    }
+
+    func onError(_ error: FaradayError, env: Env) {
+        print("    call \(env[Key.self] ?? "-") failed: \(error.code)")
     }
 
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { Timing(app: app) }
+        func build(app: any App) -> any App { CorrelationID(app: app) }
     }
 }
 
@@ -122,7 +128,8 @@ final class ResponseStore: Sendable {
 }
 
 extension HTTPField.Name {
-    static let clientName = HTTPField.Name("X-Client-Name")!
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    static let correlationID = HTTPField.Name("X-Correlation-ID")!
 }
 
 struct Echo: Decodable {
@@ -133,27 +140,30 @@ let server = try await TestServer.start()
 // Requests go down the stack in this order, completions come back up in the reverse one.
 let connection = try Connection(url: server.baseURL.absoluteString) { builder in
     builder.use(PrintCompletions.Handler())
-    builder.use(Timing.Handler())
+    builder.use(CorrelationID.Handler())
     builder.use(MemoryCache.Handler())
     builder.use(RetryUnavailable.Handler(attempts: 3))
     builder.adapter = URLSessionAdapter()
 }
-// The stack can be edited until the first request: put ClientName just above the adapter's layer.
-try connection.insert(ClientName.Handler(name: "custom-middleware-example"), after: RetryUnavailable.Handler.self)
+// The stack can be edited until the first request: IdempotencyKey goes just above the retries, so
+// that every attempt of one call carries the same key.
+try connection.insert(IdempotencyKey.Handler(), before: RetryUnavailable.Handler.self)
 let layers = connection.handlers.map { String(reflecting: type(of: $0)).replacingOccurrences(of: ".Handler", with: "") }
 print("Stack: \(layers.joined(separator: " -> ")) -> adapter")
 
-print("1. GET /echo: the request-only middleware's header reaches the server")
-let echo = try await connection.get("echo").decode(Echo.self)
-let sent = echo.headers.first { $0.first?.lowercased() == "x-client-name" }?.last ?? "missing"
-print("    the server saw X-Client-Name: \(sent)")
+print("1. POST /echo: the request-only and the two-way middleware's headers reach the server")
+let echo = try await connection.post("echo", body: .text("hello")).decode(Echo.self)
+for name in ["idempotency-key", "x-correlation-id"] {
+    print("    the server saw \(name): \(echo.headers.first { $0.first?.lowercased() == name }?.last ?? "missing")")
+}
 
-print("2. GET /flaky: the server fails twice with 503, the middleware calls the app again")
-let flaky = try await connection.get("flaky", params: ["key": "example", "failures": "2"]).value
+print("2. POST /flaky: the server fails twice with 503, the middleware calls the app again")
+let flaky = try await connection.post("flaky", params: ["key": "example", "failures": "2"], body: .text("order 42"))
+    .value
 print("    final status \(flaky.status?.code ?? 0): \(String(decoding: flaky.body, as: UTF8.self))")
-if let elapsed = flaky[Timing.ElapsedKey.self] { print("    Timing saw the whole call, retries included: \(elapsed)") }
 
-print("3. GET /echo again: answered from memory, the server is not asked")
+print("3. GET /echo twice: the second is answered from memory, the server is not asked")
+_ = try await connection.get("echo").value
 let before = server.requestsReceived
 _ = try await connection.get("echo").value
 print("    requests the server received for it: \(server.requestsReceived - before)")

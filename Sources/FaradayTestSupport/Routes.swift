@@ -99,16 +99,8 @@ enum Routes {
             ]
             if request.query["chunked"] == "1" {
                 try await writer.head(200, headers: headers, contentLength: nil)
-                var offset = 0
-                while offset < body.count {
-                    let piece = body[
-                        body.index(
-                            body.startIndex,
-                            offsetBy: offset
-                        )..<body.index(body.startIndex, offsetBy: min(offset + 1024, body.count))
-                    ]
-                    try await writer.chunk(ByteBuffer(bytes: piece))
-                    offset += 1024
+                for offset in stride(from: 0, to: body.count, by: 1024) {
+                    try await writer.chunk(ByteBuffer(bytes: body.dropFirst(offset).prefix(1024)))
                 }
                 try await writer.endChunks()
             } else {
