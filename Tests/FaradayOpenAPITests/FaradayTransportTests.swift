@@ -8,16 +8,28 @@ import OpenAPIRuntime
 import Synchronization
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The client generated from `openapi.yaml` (in `Generated/`), sending through ``FaradayTransport``
 /// to the in-process test server, on both network adapters.
 @Suite(.timeLimit(.minutes(2))) struct FaradayTransportTests {
     enum AdapterKind: String, CaseIterable, Sendable {
         case asyncHTTPClient, urlSession
 
+        /// An adapter that opens one connection per host, so that a response that kept its
+        /// connection would stall every later call.
         func makeAdapter() -> any Adapter {
             switch self {
-            case .asyncHTTPClient: AsyncHTTPClientAdapter()
-            case .urlSession: URLSessionAdapter()
+            case .asyncHTTPClient:
+                var configuration = AsyncHTTPClientAdapter.Configuration()
+                configuration.maximumConnectionsPerHost = 1
+                return AsyncHTTPClientAdapter(configuration: configuration)
+            case .urlSession:
+                let configuration = URLSessionConfiguration.ephemeral
+                configuration.httpMaximumConnectionsPerHost = 1
+                return URLSessionAdapter(configuration: configuration)
             }
         }
     }
@@ -191,6 +203,18 @@ import Testing
             }
             #expect((error?.underlyingError as? FaradayError)?.code == .bodyTooLarge)
             #expect(error?.operationID == "getBytes")
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases)
+    func streamedBodiesLeftUnreadReleaseTheirConnection(_ kind: AdapterKind) async throws {
+        try await withClient(kind, responseBodies: .streamed) { client, _ in
+            for _ in 0..<5 {
+                // 8 MiB the client never reads: dropping the body must end the transfer.
+                _ = try await client.getBytes(path: .init(count: 8 * 1024 * 1024)).ok.body.binary
+            }
+            let echo = try await client.getEcho(query: .init(greeting: "still here")).ok.body.json
+            #expect(echo.query.additionalProperties["greeting"] == "still here")
         }
     }
 
