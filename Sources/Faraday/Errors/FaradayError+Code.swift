@@ -27,7 +27,9 @@ extension FaradayError {
         public static let invalidURL = Code(.invalidURL)
         /// The method is not a valid HTTP token.
         public static let invalidMethod = Code(.invalidMethod)
-        /// The request is malformed (a hostile header value, a conflicting option).
+        /// The request, or something used to build it, is malformed: a certificate, key or pin
+        /// that cannot be read, a URI template, a stack position that does not exist, a body whose
+        /// length differs from the one it declared.
         public static let invalidRequest = Code(.invalidRequest)
         /// A request body could not be encoded.
         public static let encodingFailed = Code(.encodingFailed)
