@@ -8,6 +8,16 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// An example program in `Examples/<folder>`.
+func example(_ name: String, folder: String? = nil, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: dependencies,
+        path: "Examples/\(folder ?? name)",
+        swiftSettings: swiftSettings
+    )
+}
+
 let package = Package(
     name: "faraday-swift",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -123,48 +133,14 @@ let package = Package(
             path: "Fuzz/FaradayFuzz",
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "Quickstart",
-            dependencies: ["Faraday", "FaradayTestSupport"],
-            path: "Examples/Quickstart",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "HALBrowser",
-            dependencies: ["Faraday", "FaradayHAL", "FaradayTestSupport"],
-            path: "Examples/HALBrowser",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "StreamingExample",
-            dependencies: ["Faraday", "FaradayTestSupport"],
-            path: "Examples/Streaming",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "CustomMiddleware",
-            dependencies: ["Faraday", "FaradayTestSupport"],
-            path: "Examples/CustomMiddleware",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "TypedEndpoints",
-            dependencies: ["Faraday", "FaradayTestSupport"],
-            path: "Examples/TypedEndpoints",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "SynchronousUse",
-            dependencies: ["Faraday", "FaradayTestSupport"],
-            path: "Examples/SynchronousUse",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "TestingWithStubs",
-            dependencies: ["Faraday"],
-            path: "Examples/TestingWithStubs",
-            swiftSettings: swiftSettings
-        ),
+        // The examples, each run with `swift run <name>` against an in-process server.
+        example("Quickstart", ["Faraday", "FaradayTestSupport"]),
+        example("HALBrowser", ["Faraday", "FaradayHAL", "FaradayTestSupport"]),
+        example("StreamingExample", folder: "Streaming", ["Faraday", "FaradayTestSupport"]),
+        example("CustomMiddleware", ["Faraday", "FaradayTestSupport"]),
+        example("TypedEndpoints", ["Faraday", "FaradayTestSupport"]),
+        example("SynchronousUse", ["Faraday", "FaradayTestSupport"]),
+        example("TestingWithStubs", ["Faraday"]),
         .executableTarget(
             name: "StreamingBenchmark",
             dependencies: ["Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
