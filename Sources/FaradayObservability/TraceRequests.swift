@@ -15,7 +15,7 @@ import Tracing
 /// `server.address`, `server.port`, `http.response.status_code`). A 5xx status or a failure
 /// marks it as an error. The context is injected by the tracer's own propagation: with
 /// swift-otel that is the W3C `traceparent` header. A streamed response's span ends with its
-/// last frame.
+/// last frame; a call that fails or is abandoned ends it as an error.
 public struct TraceRequests: Middleware {
     /// The app below.
     public let app: any App
@@ -57,11 +57,7 @@ public struct TraceRequests: Middleware {
                 span.attributes["http.response.status_code"] = status.code
                 if status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
             }
-            guard completions.isStreamed else {
-                span.end()
-                return completions
-            }
-            return try completions.onComplete { env in if env.isFinal { span.end() } }.mapErrors { error in
+            return completions.onComplete { env in if env.isFinal { span.end() } }.mapErrors { error in
                 Self.fail(span, error)
                 return error
             }

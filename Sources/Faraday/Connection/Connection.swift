@@ -47,6 +47,7 @@ public final class Connection: Sendable {
 
     private let defaults: Locked<Defaults>
     private let stack: Locked<Stack>
+    private let background = BackgroundCalls()
 
     /// Creates a connection.
     ///
@@ -243,7 +244,7 @@ public final class Connection: Sendable {
         }
         let cancellation = CancellationToken()
         let env = Env(request: request, cancellation: cancellation)
-        return Response(request: request, cancellation: cancellation) {
+        return Response(request: request, cancellation: cancellation, background: background) {
             try await app.call(env)
         }
     }

@@ -15,7 +15,7 @@ extension Response {
         public struct AsyncIterator: AsyncIteratorProtocol {
             private enum Mode {
                 case notStarted
-                case driving(Completions.Iterator, AbandonGuard)
+                case driving(Completions, AbandonGuard)
                 case following(AsyncThrowingStream<Env, any Error>.AsyncIterator)
                 case done
             }
@@ -30,16 +30,18 @@ extension Response {
                 switch mode {
                 case .notStarted:
                     switch await response.acquire() {
-                    case .driver(let iterator):
-                        mode = .driving(iterator, AbandonGuard(response: response))
+                    case .driver(let completions):
+                        mode = .driving(completions, AbandonGuard(response: response))
                     case .follower:
-                        mode = .following(response.subscribe().makeAsyncIterator())
+                        let (stream, continuation) = AsyncThrowingStream<Env, any Error>.makeStream()
+                        _ = response.register(.stream(continuation))
+                        mode = .following(stream.makeAsyncIterator())
                     }
                     return try await next()
-                case .driving(var iterator, let abandonGuard):
+                case .driving(let completions, let abandonGuard):
                     mode = .done
-                    guard let env = try await response.step(&iterator) else { return nil }
-                    if !env.isFinal { mode = .driving(iterator, abandonGuard) }
+                    guard let env = try await response.step(completions) else { return nil }
+                    if !env.isFinal { mode = .driving(completions, abandonGuard) }
                     return env
                 case .following(var iterator):
                     mode = .done

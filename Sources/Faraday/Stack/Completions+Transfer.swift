@@ -4,8 +4,9 @@ extension Completions {
     /// A streamed response whose frames an adapter pulls from a live transfer.
     ///
     /// Until the transfer ends, cancelling the call (from the handle, `env.cancel()`, or the task
-    /// that pulls) runs `cancelTransfer`, even while nobody is pulling; errors from `nextFrame` are
-    /// turned into ``FaradayError``s by `mapError`.
+    /// that pulls) runs `cancelTransfer`, even while nobody is pulling; so does a response dropped
+    /// or discarded before its end. Errors from `nextFrame` are turned into ``FaradayError``s by
+    /// `mapError`.
     ///
     /// - Parameters:
     ///   - head: the env with status and headers.
@@ -26,7 +27,10 @@ extension Completions {
             cancelTransfer: cancelTransfer,
             mapError: mapError
         )
-        return .streamed(head: head, frames: ByteStream(transfer))
+        return .streamed(head: head, frames: ByteStream(transfer)) {
+            head.cancellation.removeHandler(registration)
+            cancelTransfer()
+        }
     }
 }
 

@@ -2,12 +2,21 @@ import Foundation
 
 /// What an ``App`` returns: the response head, then the completions of the call.
 ///
-/// A buffered response has one completion, ``head`` itself (its ``Env/phase`` is
-/// ``Env/Phase/final``), and its hooks run at once, inside the middleware's `call`, so an error a
-/// hook throws propagates up the stack like any other. A streamed response has a head without a body,
-/// then one completion per frame and a final one; hooks run on each as it is pulled.
+/// Every response takes one path up the stack, buffered or streamed alike: its bytes (the whole
+/// body, or the chunks of a live transfer) go through the byte-level transforms
+/// (``transformBody(_:)``), are cut into frames when the request asks for streaming, and each
+/// completion then runs the hooks of every layer, innermost first, when the consumer pulls it.
+/// A buffered response is one final completion; a streamed one is one completion per frame and a
+/// final one with an empty body.
 ///
-/// Middleware that implement `call` themselves transform the completions with ``onComplete(_:)``:
+/// **Every layer sees the end.** Each hook added to a `Completions` receives exactly one terminal
+/// event: `onComplete` with the final completion, or `onError` with the failure. That includes
+/// ``FaradayError/Code/cancelled`` when the consumer leaves early, drops the handle, cancels, or a
+/// layer above discards the response (``discard()``) or simply drops it: the terminal event is
+/// tied to this object's life, not to a consumer that may never come back.
+///
+/// Middleware that implement ``App/call(_:)`` read the ``head`` (status and headers), and may
+/// change it, transform the body, or add per-call hooks:
 ///
 /// ```swift
 /// func call(_ env: Env) async throws -> Completions {
@@ -17,161 +26,237 @@ import Foundation
 ///     }
 /// }
 /// ```
-public struct Completions: Sendable {
-    /// The env once the response head is known: status and headers, and for a buffered response
-    /// the whole body (it is then the only completion).
-    public var head: Env
-    private var frames: ByteStream?
-    private var hooks: [Hook]
+public final class Completions: Sendable {
+    private let state: Locked<State>
 
-    private enum Hook: Sendable {
-        case middleware(any Middleware)
-        case closure(@Sendable (inout Env) throws -> Void)
+    private struct State {
+        var head: Env
+        var body: Body
+        var transforms: [any BodyTransform] = []
+        var hooks: [Hook] = []
+        var reader: Reader?
+        var isEnded = false
+    }
+
+    /// The bytes of the response as the adapter hands them over.
+    enum Body {
+        case whole(Data)
+        case stream(ByteStream, stop: (@Sendable () -> Void)?)
+
+        var stop: (@Sendable () -> Void)? {
+            if case .stream(_, let stop) = self { return stop }
+            return nil
+        }
+    }
+
+    private init(head: Env, body: Body) {
+        var head = head
+        head.phase = .request
+        head.response?.body = Data()
+        var state = State(head: head, body: body)
+        // Room for the hooks of a typical stack, so that the list is not regrown on the way up.
+        state.hooks.reserveCapacity(8)
+        self.state = Locked(state)
+    }
+
+    deinit {
+        // Nobody will pull what is left: every layer that has not seen the end sees it now.
+        let (hooks, body, head) = state.withLock { state in
+            (state.isEnded ? [] : state.hooks, state.isEnded ? nil : state.body, state.head)
+        }
+        guard let body else { return }
+        body.stop?()
+        Self.fail(Self.cancelled, env: Self.failureEnv(head), hooks: hooks[...])
+    }
+
+    // MARK: Making
+
+    /// A buffered response: `env` holds the status, headers and the whole body.
+    public static func buffered(_ env: Env) -> Completions {
+        Completions(head: env, body: .whole(env.response?.body ?? Data()))
+    }
+
+    /// A streamed response: `head` holds status and headers; each element of `frames` is a chunk of
+    /// the body. The chunks are cut into frames as the request's ``RequestOptions/streaming`` asks
+    /// (raw chunks when it is `nil`), one completion each, followed by a final completion with an
+    /// empty body.
+    ///
+    /// The producer of `frames` stops when the call's ``Env/cancellation`` is cancelled, or when
+    /// its iterator is dropped.
+    public static func streamed(head: Env, frames: ByteStream) -> Completions {
+        Completions(head: head, body: .stream(frames, stop: nil))
+    }
+
+    /// A streamed response whose transfer `stop` ends (closing the connection or cancelling the
+    /// task) when the response is dropped or discarded before its end.
+    static func streamed(head: Env, frames: ByteStream, stop: @escaping @Sendable () -> Void) -> Completions {
+        Completions(head: head, body: .stream(frames, stop: stop))
+    }
+
+    // MARK: Changing on the way up
+
+    /// The env once the response head is known: status and headers, no body.
+    ///
+    /// A middleware's ``App/call(_:)`` may change it (``Decompression`` removes
+    /// `Content-Encoding`); every completion is made from it.
+    public var head: Env {
+        get { state.withLock { $0.head } }
+        set { state.withLock { $0.head = newValue } }
+    }
+
+    /// Rewrites the body's bytes before they are cut into frames and reach any hook, for
+    /// byte-level middleware such as ``Decompression``; the same for buffered and streamed bodies.
+    @discardableResult
+    public func transformBody(_ transform: any BodyTransform) -> Completions {
+        state.withLock { $0.transforms.append(transform) }
+        return self
+    }
+
+    /// Adds a hook that runs on every completion, after the hooks of the layers below.
+    @discardableResult
+    public func onComplete(_ hook: @escaping @Sendable (inout Env) throws -> Void) -> Completions {
+        add(.complete(hook))
+        return self
+    }
+
+    /// Replaces the error that ends the call (a transfer that fails, a hook below that throws, a
+    /// consumer that leaves) as it passes this layer on its way up.
+    @discardableResult
+    public func mapErrors(_ transform: @escaping @Sendable (FaradayError) -> FaradayError) -> Completions {
+        add(.mapError(transform))
+        return self
+    }
+
+    /// Drops a response the middleware will not pass up (the first answer of a retried or
+    /// redirected call): its transfer stops, its attempt is cancelled, and the layers below see
+    /// ``FaradayError/Code/cancelled`` as their terminal event. Call it on completions of an
+    /// attempt made with ``Env/forAttempt()``, whose cancellation is the attempt's own; otherwise
+    /// the whole call is cancelled.
+    ///
+    /// Dropping a `Completions` without discarding it ends it the same way for the layers below
+    /// and stops its transfer, but leaves the cancellation alone.
+    public func discard() {
+        guard let (hooks, body, head) = end() else { return }
+        head.cancellation.cancel()
+        body.stop?()
+        Self.fail(Self.discarded, env: Self.failureEnv(head), hooks: hooks[...])
+    }
+
+    func add(_ hook: Hook) {
+        state.withLock { $0.hooks.append(hook) }
+    }
+
+    /// Marks the completions ended; returns what the terminal event needs, or `nil` if they had ended.
+    private func end() -> ([Hook], Body, Env)? {
+        state.withLock { state in
+            guard !state.isEnded else { return nil }
+            state.isEnded = true
+            return (state.hooks, state.body, state.head)
+        }
+    }
+
+    // MARK: Pulling
+
+    /// The next completion with every hook run on it; `nil` once the completions have ended.
+    /// One consumer pulls at a time.
+    func next() async throws(FaradayError) -> Env? {
+        guard var reader = takeReader() else { return nil }
+        let head = state.withLock { $0.head }
+        var env = head
+        do {
+            try await reader.next(into: &env)
+        } catch {
+            guard let (hooks, body, _) = end() else { return nil }
+            body.stop?()
+            throw Self.fail(FaradayError.wrapping(error, request: env.request), env: Self.failureEnv(head), hooks: hooks[...])
+        }
+        let (hooks, isEnded) = state.withLock { state in
+            if !state.isEnded { state.reader = reader }
+            return (state.hooks, state.isEnded)
+        }
+        if isEnded { return nil }  // discarded or cancelled from outside while pulling
+        for index in hooks.indices {
+            do {
+                try hooks[index].complete(&env)
+            } catch {
+                guard let (hooks, body, _) = end() else { return nil }
+                body.stop?()
+                // On the final completion the layers below have seen their end already.
+                let from = env.isFinal ? index : hooks.startIndex
+                throw Self.fail(FaradayError.wrapping(error, request: env.request), env: env, hooks: hooks[from...])
+            }
+        }
+        if env.isFinal { _ = end() }
+        return env
+    }
+
+    /// Ends the completions with `error` unless they have ended: what ``discard()`` does, for the
+    /// handle's own cancellation.
+    func cancel(with error: FaradayError) {
+        guard let (hooks, body, head) = end() else { return }
+        body.stop?()
+        Self.fail(error, env: Self.failureEnv(head), hooks: hooks[...])
+    }
+
+    private func takeReader() -> Reader? {
+        state.withLock { state -> Reader? in
+            guard !state.isEnded else { return nil }
+            if let reader = state.reader {
+                state.reader = nil
+                return reader
+            }
+            return Reader(body: state.body, transforms: state.transforms, head: state.head)
+        }
+    }
+
+    /// Runs the error hooks innermost first, each seeing the error as the layers below left it.
+    @discardableResult
+    private static func fail(_ error: FaradayError, env: Env, hooks: ArraySlice<Hook>) -> FaradayError {
+        var error = error
+        for hook in hooks { error = hook.fail(error, env: env) }
+        return error
+    }
+
+    private static func failureEnv(_ head: Env) -> Env {
+        var env = head
+        env.phase = .final
+        return env
+    }
+
+    private static let cancelled = FaradayError(.cancelled, "The request was cancelled.")
+    private static let discarded = FaradayError(
+        .cancelled,
+        "The response was discarded by a layer above (a retry, a redirect or a new credential)."
+    )
+}
+
+extension Completions {
+    /// One layer's part in the completions: a middleware's hooks, or a closure of a `call`.
+    enum Hook: Sendable {
+        case layer(MiddlewareLayer)
+        case complete(@Sendable (inout Env) throws -> Void)
         case mapError(@Sendable (FaradayError) -> FaradayError)
+        case consumer(Response)
 
         func complete(_ env: inout Env) throws {
             switch self {
-            case .middleware(let middleware): try middleware.onComplete(&env)
-            case .closure(let closure): try closure(&env)
+            case .layer(let layer): try layer.middleware.onComplete(&env)
+            case .complete(let closure): try closure(&env)
             case .mapError: break
+            case .consumer(let response): response.deliver(env)
             }
         }
 
         /// Observes or replaces an error on its way out.
         func fail(_ error: FaradayError, env: Env) -> FaradayError {
+            var env = env
+            env.error = error
             switch self {
-            case .middleware(let middleware):
-                middleware.onError(error, env: env)
-                return error
-            case .closure: return error
+            case .layer(let layer): layer.middleware.onError(error, env: env)
+            case .complete: break
             case .mapError(let transform): return transform(error)
+            case .consumer(let response): response.deliver(env)
             }
-        }
-    }
-
-    /// A buffered response: `env` holds the whole response and is the only completion.
-    public static func buffered(_ env: Env) -> Completions {
-        var env = env
-        env.phase = .final
-        return Completions(head: env, frames: nil, hooks: [])
-    }
-
-    /// A streamed response: `head` holds status and headers; each element of `frames` becomes one
-    /// completion, followed by a final completion with an empty body.
-    ///
-    /// The producer of `frames` stops when the call's ``Env/cancellation`` is cancelled.
-    public static func streamed(head: Env, frames: ByteStream) -> Completions {
-        var head = head
-        head.phase = .request
-        return Completions(head: head, frames: frames, hooks: [])
-    }
-
-    /// `true` for a streamed response.
-    public var isStreamed: Bool { frames != nil }
-
-    /// Transforms the bytes of a streamed response before they are cut into frames: for
-    /// byte-level middleware such as ``Decompression``. A buffered response is returned as it is.
-    public func transformingBody(_ transform: (ByteStream) -> ByteStream) -> Completions {
-        guard let frames else { return self }
-        var copy = self
-        copy.frames = transform(frames)
-        return copy
-    }
-
-    /// Drops a response the middleware will not pass up (the first answer of a retried or
-    /// redirected call): a streamed transfer is stopped, so its connection is not left reading.
-    /// Call it only on completions of an attempt made with ``Env/forAttempt()``; otherwise the
-    /// whole call is cancelled.
-    public func discard() {
-        if isStreamed { head.cancellation.cancel() }
-    }
-
-    /// Adds a hook that runs on every completion (at once for a buffered response).
-    public func onComplete(_ hook: @escaping @Sendable (inout Env) throws -> Void) throws -> Completions {
-        var copy = self
-        if frames == nil {
-            try hook(&copy.head)
-        } else {
-            copy.hooks.append(.closure(hook))
-        }
-        return copy
-    }
-
-    /// Replaces errors that end a streamed response later (a transfer that fails mid-body, a hook
-    /// below that throws), as they pass this layer on their way up. A buffered response has no
-    /// later errors; it is returned as it is.
-    public func mapErrors(_ transform: @escaping @Sendable (FaradayError) -> FaradayError) -> Completions {
-        guard frames != nil else { return self }
-        var copy = self
-        copy.hooks.append(.mapError(transform))
-        return copy
-    }
-
-    /// Adds the hooks of a middleware (at once for a buffered response).
-    mutating func addHooks(of middleware: some Middleware) throws {
-        if frames == nil {
-            try middleware.onComplete(&head)
-        } else {
-            hooks.append(.middleware(middleware))
-        }
-    }
-
-    /// Iterates the completions, running the hooks on each; used by ``Response``.
-    struct Iterator {
-        private var completions: Completions
-        private var frames: FrameReader?
-        private var nextIndex = 0
-        private var isDone = false
-
-        init(_ completions: Completions) {
-            self.completions = completions
-            self.frames = completions.frames.map { chunks in
-                FrameReader(
-                    chunks: chunks,
-                    streaming: completions.head.request.options.streaming ?? .chunks,
-                    cancellation: completions.head.cancellation
-                )
-            }
-        }
-
-        /// The next completion, `nil` after the final one.
-        mutating func next() async throws(FaradayError) -> Env? {
-            guard !isDone else { return nil }
-            guard frames != nil else {
-                isDone = true
-                return completions.head
-            }
-            var env = completions.head
-            do {
-                if let frame = try await frames?.next() {
-                    env.response?.body = frame.body
-                    if let event = frame.event { env[ServerSentEventKey.self] = event }
-                    env.phase = .frame(nextIndex)
-                    nextIndex += 1
-                } else {
-                    env.response?.body = Data()
-                    env.phase = .final
-                    isDone = true
-                }
-            } catch {
-                isDone = true
-                throw fail(FaradayError.wrapping(error, request: env.request), env: env, from: 0)
-            }
-            for (index, hook) in completions.hooks.enumerated() {
-                do {
-                    try hook.complete(&env)
-                } catch {
-                    isDone = true
-                    throw fail(FaradayError.wrapping(error, request: env.request), env: env, from: index)
-                }
-            }
-            return env
-        }
-
-        /// Runs the error hooks from layer `start` outwards and returns the error.
-        private func fail(_ error: FaradayError, env: Env, from start: Int) -> FaradayError {
-            var error = error
-            for hook in completions.hooks[start...] { error = hook.fail(error, env: env) }
             return error
         }
     }

@@ -164,6 +164,14 @@ struct ServerSentEventFramer: Framer {
 enum ServerSentEventKey: EnvKey { typealias Value = ServerSentEvent }
 
 extension Env {
+    /// Makes this env the completion of `frame`: its body, and its event for server-sent events.
+    mutating func setFrame(_ frame: Frame) {
+        response?.body = frame.body
+        if let event = frame.event { self[ServerSentEventKey.self] = event }
+    }
+}
+
+extension Env {
     /// The server-sent event of this completion, for ``Streaming/serverSentEvents``.
     public var serverSentEvent: ServerSentEvent? { self[ServerSentEventKey.self] }
 }

@@ -36,7 +36,7 @@ import Testing
         let (text, headers) = try await get([body], encoding: encoding)
         #expect(text == "hello world")
         #expect(headers[.contentEncoding] == nil)
-        #expect(headers[.contentLength] == "11")
+        #expect(headers[.contentLength] == nil, "the length was of the encoded body")
     }
 
     @Test(arguments: [gzip, zlib, raw])

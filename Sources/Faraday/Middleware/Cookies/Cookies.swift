@@ -40,12 +40,15 @@ public struct Cookies: Middleware {
         env.request.headers.append(HTTPField(name: .cookie, value: header))
     }
 
-    public func onComplete(_ env: inout Env) throws {
-        // The head's headers come with the first frame and again with the final completion.
-        guard env.isFinal || env.phase.frameIndex == 0, let response = env.response else { return }
-        let headers = response.headers[values: .setCookie]
-        guard !headers.isEmpty else { return }
-        handler.jar.store(headers, from: env.request.url, now: Date(), generation: env[GenerationKey.self])
+    /// Stores the cookies as soon as the head arrives: those of a response that a layer above
+    /// discards (a redirect, a retried attempt) count too.
+    public func call(_ env: Env) async throws -> Completions {
+        let completions = try await app.call(env)
+        let headers = completions.head.responseHeaders[values: .setCookie]
+        if !headers.isEmpty {
+            handler.jar.store(headers, from: env.request.url, now: Date(), generation: env[GenerationKey.self])
+        }
+        return completions
     }
 
     private enum GenerationKey: EnvKey { typealias Value = Int }

@@ -9,10 +9,12 @@ import HTTPTypes
 /// ```
 ///
 /// It sets `Accept-Encoding: gzip, deflate` unless the request has one, and on a response with
-/// `Content-Encoding: gzip` or `deflate` it replaces the body with the decoded bytes, removes
-/// `Content-Encoding` and sets `Content-Length` to the decoded length (removes it when
-/// streamed). Other encodings pass through untouched. A corrupt or truncated body, or one that
-/// grows past ``Limits``, fails with ``FaradayError/Code/decompressionFailed``.
+/// `Content-Encoding: gzip` or `deflate` it decodes the body's bytes before any layer's hooks see
+/// them (wherever it sits in the stack, buffered or streamed alike), and removes
+/// `Content-Encoding` and `Content-Length`, which describe the encoded bytes. Other encodings pass
+/// through untouched. A corrupt or truncated body, or one that grows past ``Limits``, fails with
+/// ``FaradayError/Code/decompressionFailed``; a buffered body that decodes to more than
+/// ``RequestOptions/maxBufferedBodySize`` fails with ``FaradayError/Code/bodyTooLarge``.
 ///
 /// ``URLSessionAdapter`` hands over bodies URLSession has already decoded (without
 /// `Content-Encoding`), which this middleware then leaves alone.
@@ -53,29 +55,19 @@ public struct Decompression: Middleware {
         public func build(app: any App) -> any App { Decompression(app: app, handler: self) }
     }
 
-    public func call(_ env: Env) async throws -> Completions {
-        var env = env
+    public func onRequest(_ env: inout Env) async throws {
         if env.request.headers[.acceptEncoding] == nil { env.request.headers[.acceptEncoding] = "gzip, deflate" }
-        var completions = try await app.call(env)
+    }
+
+    public func call(_ env: Env) async throws -> Completions {
+        let completions = try await app.call(env)
         guard var response = completions.head.response, let format = Self.format(response.headers) else {
             return completions
         }
-        let inflater = Inflater(format: format, limits: handler.limits)
         response.headers[.contentEncoding] = nil
         response.headers[.contentLength] = nil
-        if completions.isStreamed {
-            completions.head.response = response
-            return completions.transformingBody { ByteStream(InflatingChunks(base: $0, inflater: inflater)) }
-        }
-        do {
-            response.body = try inflater.decode(response.body)
-            try inflater.finish()
-        } catch {
-            throw error.attaching(env.request)
-        }
-        response.headers[.contentLength] = String(response.body.count)
         completions.head.response = response
-        return completions
+        return completions.transformBody(Inflater(format: format, limits: handler.limits))
     }
 
     /// The format of a `Content-Encoding` this middleware decodes.
@@ -87,27 +79,4 @@ public struct Decompression: Middleware {
         }
     }
 
-}
-
-/// The decoded chunks of a compressed stream; the end of the stream checks it was complete.
-private struct InflatingChunks: AsyncSequence, Sendable {
-    typealias Element = Data
-    let base: ByteStream
-    let inflater: Inflater
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var base: ByteStream.AsyncIterator
-        let inflater: Inflater
-
-        mutating func next() async throws -> Data? {
-            while let chunk = try await base.next() {
-                let decoded = try inflater.decode(chunk)
-                if !decoded.isEmpty { return decoded }
-            }
-            try inflater.finish()
-            return nil
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), inflater: inflater) }
 }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `deflate` is read as zlib-wrapped (RFC 1950) or raw (RFC 1951), whichever the first bytes
 /// show, since servers send both. Concatenated gzip members are decoded one after the other.
-final class Inflater: @unchecked Sendable {
+final class Inflater: BodyTransform, @unchecked Sendable {
     // `@unchecked Sendable`: every stored property is only touched with `lock` held.
     enum Format: Sendable {
         case gzip, deflate
@@ -31,6 +31,15 @@ final class Inflater: @unchecked Sendable {
     }
 
     /// Decodes the next piece of the body.
+    func transform(_ chunk: Data) throws(FaradayError) -> Data { try decode(chunk) }
+
+    /// Checks that the body ended where the compressed stream ends; nothing is left to decode.
+    func finish() throws(FaradayError) -> Data {
+        try checkComplete()
+        return Data()
+    }
+
+    /// Decodes the next piece of the body.
     func decode(_ input: Data) throws(FaradayError) -> Data {
         do {
             return try lock.withLock { _ in try locked_decode(input) }
@@ -42,7 +51,7 @@ final class Inflater: @unchecked Sendable {
     }
 
     /// Checks that the body ended where the compressed stream ends.
-    func finish() throws(FaradayError) {
+    func checkComplete() throws(FaradayError) {
         try lock.withLock { _ throws(FaradayError) in
             guard isFinished || (totalIn == 0 && pending.isEmpty) else {
                 throw Self.failure("The compressed body ended before its compressed stream did (a truncated body).")

@@ -41,12 +41,7 @@ public struct Instrumentation: Middleware {
                     $0.responseHeadReceived($1, response: ResponseData(status: head.status, headers: head.headers))
                 }
             }
-            guard completions.isStreamed else {
-                // A buffered response is complete already: report it here, without hooks.
-                Self.report(completions.head, events)
-                return completions
-            }
-            return try completions.onComplete { env in
+            return completions.onComplete { env in
                 Self.report(env, events)
             }.mapErrors { error in
                 events.emit { $0.callFailed($1, error: error) }

@@ -53,11 +53,7 @@ public struct Timeout: Middleware {
             deadline.stop()
             throw timeout(FaradayError.wrapping(error, request: env.request))
         }
-        guard completions.isStreamed else {
-            deadline.stop()
-            return completions
-        }
-        return try completions.onComplete { env in if env.isFinal { deadline.stop() } }.mapErrors { error in
+        return completions.onComplete { env in if env.isFinal { deadline.stop() } }.mapErrors { error in
             deadline.stop()
             return timeout(error)
         }

@@ -85,7 +85,7 @@ public struct FollowRedirects: Middleware {
                 let location = completions.head.response?.headers[.location]
             else {
                 let chain = history
-                return try completions.onComplete { $0[RedirectsKey.self] = chain }
+                return completions.onComplete { $0[RedirectsKey.self] = chain }
             }
             completions.discard()
             let next = try nextRequest(after: request, status: status, location: location, history: history)

@@ -1,0 +1,39 @@
+import Foundation
+
+extension Response {
+    /// Runs the call and blocks the current thread until it finishes, for synchronous callers.
+    ///
+    /// It blocks only the calling thread; never call it from a Swift concurrency task, where it
+    /// would hold a thread of the shared pool.
+    ///
+    /// - Parameter timeout: how long to wait; on expiry the call is cancelled and
+    ///   ``FaradayError/Code/callTimeout`` thrown. `nil` waits as long as the call takes.
+    @available(*, noasync, message: "wait(timeout:) blocks its thread; use `try await response.value` in async code")
+    public func wait(timeout: Duration? = nil) throws(FaradayError) -> Env {
+        let done = DispatchSemaphore(value: 0)
+        let result = Locked<Env?>(nil)
+        observeFinish { env in
+            result.withLock { $0 = env }
+            done.signal()
+        }
+        ensureDriver()
+        if let timeout {
+            if done.wait(timeout: .now() + max(0, timeout.timeInterval)) == .timedOut {
+                cancel()
+                throw FaradayError(
+                    .callTimeout,
+                    "The call did not finish within \(timeout).",
+                    method: request.method,
+                    url: request.url
+                )
+            }
+        } else {
+            done.wait()
+        }
+        guard let env = result.withLock({ $0 }) else {
+            throw FaradayError(.unknown, "The call finished without a result.")
+        }
+        if let error = env.error { throw error }
+        return env
+    }
+}

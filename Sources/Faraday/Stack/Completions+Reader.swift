@@ -1,0 +1,150 @@
+import Foundation
+
+/// Rewrites a response body's bytes on their way up, before they are cut into frames and reach
+/// any hook: each chunk in order, then the end. Buffered bodies are one chunk.
+///
+/// Made afresh for each response (it may keep state between chunks, as a decompressor does).
+public protocol BodyTransform: Sendable {
+    /// The bytes `chunk` turns into (possibly none yet).
+    func transform(_ chunk: Data) throws(FaradayError) -> Data
+    /// The bytes left when the body ends; throws when the body ended too early.
+    func finish() throws(FaradayError) -> Data
+}
+
+extension Completions {
+    /// Reads a response's bytes into completions: the whole body as one final completion, or
+    /// frame by frame when the request asks for streaming.
+    struct Reader {
+        private enum Source {
+            case whole(Data, [any BodyTransform])
+            case frames(FrameReader)
+            case done
+        }
+
+        private var source: Source
+        private var nextIndex = 0
+
+        init(body: Body, transforms: [any BodyTransform], head: Env) {
+            let options = head.request.options
+            let chunks: ByteStream
+            switch body {
+            case .whole(let data):
+                guard options.streaming != nil else {
+                    source = .whole(data, transforms)
+                    return
+                }
+                chunks = ByteStream(OneChunk(data: data))
+            case .stream(let stream, _):
+                chunks = stream
+            }
+            let transformed = transforms.isEmpty ? chunks : ByteStream(TransformedChunks(base: chunks, transforms: transforms))
+            source = .frames(
+                FrameReader(
+                    chunks: transformed,
+                    streaming: options.streaming ?? .chunks,
+                    cancellation: head.cancellation
+                )
+            )
+        }
+
+        /// Fills `env` (a copy of the head) with the next completion's body and phase.
+        mutating func next(into env: inout Env) async throws {
+            switch source {
+            case .whole(let data, let transforms):
+                source = .done
+                let body = try TransformedChunks.apply(transforms, to: data)
+                let limit = env.request.options.maxBufferedBodySize
+                if !transforms.isEmpty, body.count > limit {
+                    throw FaradayError(
+                        .bodyTooLarge,
+                        "The decoded response body is larger than \(limit) bytes (RequestOptions.maxBufferedBodySize)."
+                    )
+                }
+                env.response?.body = body
+                env.phase = .final
+            case .frames(var frames):
+                source = .done
+                if let frame = try await frames.next() {
+                    env.setFrame(frame)
+                    env.phase = .frame(nextIndex)
+                    nextIndex += 1
+                    source = .frames(frames)
+                } else {
+                    env.phase = .final
+                }
+            case .done:
+                env.phase = .final
+            }
+        }
+    }
+}
+
+/// A whole body as a stream of one chunk, for a buffered response the request asked to stream.
+private struct OneChunk: AsyncSequence, Sendable {
+    let data: Data
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var data: Data?
+        mutating func next() async throws -> Data? {
+            defer { data = nil }
+            return data
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(data: data.isEmpty ? nil : data) }
+}
+
+/// The chunks of a body through a chain of transforms.
+private struct TransformedChunks: AsyncSequence, Sendable {
+    let base: ByteStream
+    let transforms: [any BodyTransform]
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: ByteStream.AsyncIterator
+        let transforms: [any BodyTransform]
+        var isDone = false
+
+        mutating func next() async throws -> Data? {
+            guard !isDone else { return nil }
+            while let chunk = try await base.next() {
+                let out = try TransformedChunks.push(chunk, through: transforms[...])
+                if !out.isEmpty { return out }
+            }
+            isDone = true
+            let rest = try TransformedChunks.finish(transforms)
+            return rest.isEmpty ? nil : rest
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), transforms: transforms)
+    }
+
+    /// `data` through every transform of `transforms`, in order.
+    static func push(_ data: Data, through transforms: ArraySlice<any BodyTransform>) throws(FaradayError) -> Data {
+        var data = data
+        for transform in transforms where !data.isEmpty { data = try transform.transform(data) }
+        return data
+    }
+
+    /// Ends each transform in order, passing what it leaves through the ones after it.
+    static func finish(_ transforms: [any BodyTransform]) throws(FaradayError) -> Data {
+        var rest = Data()
+        for index in transforms.indices {
+            rest = try push(rest, through: transforms[index...index])
+            rest.append(try transforms[index].finish())
+        }
+        return rest
+    }
+
+    /// A whole body through the chain.
+    static func apply(_ transforms: [any BodyTransform], to data: Data) throws(FaradayError) -> Data {
+        guard !transforms.isEmpty else { return data }
+        var data = data
+        for transform in transforms {
+            if !data.isEmpty { data = try transform.transform(data) }
+            data.append(try transform.finish())
+        }
+        return data
+    }
+}
