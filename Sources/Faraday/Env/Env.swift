@@ -20,7 +20,7 @@ public struct Env: Sendable {
     public var phase: Phase
     /// The cancellation shared by every env of this call (or of this attempt; see ``forAttempt()``).
     public private(set) var cancellation: CancellationToken
-    private var extensions: [ObjectIdentifier: any Sendable]
+    private var extensions = Extensions()
 
     /// Creates an env for a request.
     public init(request: Request, cancellation: CancellationToken = CancellationToken()) {
@@ -29,7 +29,6 @@ public struct Env: Sendable {
         self.error = nil
         self.phase = .request
         self.cancellation = cancellation
-        self.extensions = [:]
     }
 
     /// A typed value stashed by a middleware, keyed by a type of your own.
@@ -39,12 +38,8 @@ public struct Env: Sendable {
     /// env[RequestIDKey.self] = UUID().uuidString
     /// ```
     public subscript<Key: EnvKey>(_ key: Key.Type) -> Key.Value? {
-        get { extensions[ObjectIdentifier(key)] as? Key.Value }
-        set {
-            // Room for the few keys a stack sets, so that the storage is made once and not regrown.
-            if extensions.isEmpty, newValue != nil { extensions.reserveCapacity(4) }
-            extensions[ObjectIdentifier(key)] = newValue
-        }
+        get { extensions[key] }
+        set { extensions[key] = newValue }
     }
 
     /// Stops the call: a streamed response stops after the current completion and the adapter stops
@@ -110,7 +105,8 @@ extension Env {
     }
 }
 
-/// A key for a typed value in an ``Env``; the key is the type itself.
+/// A key for a typed value that a middleware keeps in an ``Env``, in ``RequestOptions`` or in a
+/// ``FaradayError``; the key is the type itself, private to the middleware that owns the value.
 public protocol EnvKey {
     /// The type of the stored value.
     associatedtype Value: Sendable

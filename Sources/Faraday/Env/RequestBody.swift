@@ -99,7 +99,7 @@ public struct RequestBody: Sendable {
         case .value(let value):
             throw FaradayError(
                 .encodingFailed,
-                "The body is a value of type \(type(of: value)) that no middleware encoded; add an encoding middleware such as EncodeJSON."
+                "The body is a value of type \(type(of: value)) that no middleware encoded; add the encoding middleware for its kind of body above the adapter."
             )
         }
     }

@@ -4,6 +4,9 @@ import Foundation
 ///
 /// Adapters honour every option they can and refuse a request with an option they cannot honour
 /// (``FaradayError/Code/unsupportedOption``) before sending anything.
+///
+/// Options that belong to a middleware live in its folder, as extensions over typed keys
+/// (``subscript(_:)``): ``tls`` and ``pinning`` are those of the TLS middleware.
 public struct RequestOptions: Sendable {
     /// The deadline for the whole call, from sending to the last byte. `nil`: none.
     public var timeout: Duration?
@@ -20,10 +23,7 @@ public struct RequestOptions: Sendable {
     public var maxBufferedBodySize: Int
     /// Stream the response as frames (one completion each) instead of buffering it. `nil`: buffer.
     public var streaming: Streaming?
-    /// Trust roots, client certificate, minimum version and verification for HTTPS.
-    public var tls: TLSOptions
-    /// The certificate pins the adapter enforces (set by ``CertificatePinning``). `nil`: none.
-    public var pinning: PinningPolicy?
+    private var extensions = Extensions()
 
     /// The default limit for buffered bodies: 64 MiB.
     public static let defaultMaxBufferedBodySize = 64 * 1024 * 1024
@@ -36,9 +36,7 @@ public struct RequestOptions: Sendable {
         writeTimeout: Duration? = nil,
         paramsEncoder: any ParamsEncoder = NestedParamsEncoder(),
         maxBufferedBodySize: Int = RequestOptions.defaultMaxBufferedBodySize,
-        streaming: Streaming? = nil,
-        tls: TLSOptions = TLSOptions(),
-        pinning: PinningPolicy? = nil
+        streaming: Streaming? = nil
     ) {
         self.timeout = timeout
         self.openTimeout = openTimeout
@@ -47,7 +45,11 @@ public struct RequestOptions: Sendable {
         self.paramsEncoder = paramsEncoder
         self.maxBufferedBodySize = maxBufferedBodySize
         self.streaming = streaming
-        self.tls = tls
-        self.pinning = pinning
+    }
+
+    /// A typed option kept by a middleware, keyed by a type of its own.
+    public subscript<Key: EnvKey>(_ key: Key.Type) -> Key.Value? {
+        get { extensions[key] }
+        set { extensions[key] = newValue }
     }
 }

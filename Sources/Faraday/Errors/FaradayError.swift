@@ -31,9 +31,7 @@ public struct FaradayError: Error, Sendable, CustomStringConvertible {
     public var response: ResponseData?
     /// The lower-level error, when this one wraps another (a `URLError`, a `DecodingError`, …).
     public var underlying: (any Error)?
-    /// The code and message of the JSON error document in the response body, when ``RaiseError``
-    /// found one.
-    public var document: ErrorDocument?
+    private var extensions = Extensions()
 
     /// Creates an error.
     public init(
@@ -58,10 +56,11 @@ public struct FaradayError: Error, Sendable, CustomStringConvertible {
     /// The response body as UTF-8 text, when there is one and it is valid UTF-8.
     public var bodyText: String? { response?.text }
 
-    /// The response body as JSON, when there is one and it parses.
-    public var bodyJSON: JSON? {
-        guard let body = response?.body, !body.isEmpty else { return nil }
-        return try? JSONDecoder().decodeJSONValue(from: body)
+    /// A typed detail kept by the middleware that raised the error, keyed by a type of its own
+    /// (``RaiseError`` keeps the parsed error document this way).
+    public subscript<Key: EnvKey>(_ key: Key.Type) -> Key.Value? {
+        get { extensions[key] }
+        set { extensions[key] = newValue }
     }
 
     /// `true` for every kind of timeout: connect, read, write and whole call.

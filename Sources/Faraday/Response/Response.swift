@@ -106,33 +106,6 @@ public final class Response: Sendable {
     /// early cancels the call.
     public var completions: CompletionSequence { CompletionSequence(response: self) }
 
-    /// Decodes the final body as JSON into `type`.
-    ///
-    /// - Parameters:
-    ///   - type: the type to decode.
-    ///   - decoder: the decoder; by default the one ``DecodeJSON`` was configured with, or a
-    ///     plain `JSONDecoder` when the stack has none.
-    /// - Throws: the call's error, or ``FaradayError/Code/parsingFailed`` carrying the response and
-    ///   the `DecodingError` (with its coding path).
-    public func decode<Value: Decodable>(
-        _ type: Value.Type,
-        decoder: JSONDecoder? = nil
-    ) async throws(FaradayError) -> Value {
-        let env = try await value
-        do {
-            return try (decoder ?? env.jsonDecoder).decode(type, from: env.body)
-        } catch {
-            throw FaradayError(
-                .parsingFailed,
-                "The response body could not be decoded as \(type): \(error)",
-                method: env.request.method,
-                url: env.request.url,
-                response: env.response,
-                underlying: error
-            )
-        }
-    }
-
     /// Calls `callback` with every completion, in order; starts the call if nobody has.
     @discardableResult
     public func onComplete(_ callback: @escaping @Sendable (Env) -> Void) -> Response {

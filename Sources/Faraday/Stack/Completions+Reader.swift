@@ -37,7 +37,8 @@ extension Completions {
             case .stream(let stream, _):
                 chunks = stream
             }
-            let transformed = transforms.isEmpty ? chunks : ByteStream(TransformedChunks(base: chunks, transforms: transforms))
+            let transformed =
+                transforms.isEmpty ? chunks : ByteStream(TransformedChunks(base: chunks, transforms: transforms))
             source = .frames(
                 FrameReader(
                     chunks: transformed,

@@ -168,7 +168,11 @@ public final class Completions: Sendable {
         } catch {
             guard let (hooks, body, _) = end() else { return nil }
             body.stop?()
-            throw Self.fail(FaradayError.wrapping(error, request: env.request), env: Self.failureEnv(head), hooks: hooks[...])
+            throw Self.fail(
+                FaradayError.wrapping(error, request: env.request),
+                env: Self.failureEnv(head),
+                hooks: hooks[...]
+            )
         }
         let (hooks, isEnded) = state.withLock { state in
             if !state.isEnded { state.reader = reader }

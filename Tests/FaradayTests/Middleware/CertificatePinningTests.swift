@@ -104,7 +104,9 @@ private func isInvalid(_ error: FaradayError) -> Bool { error.code == .invalidRe
         )
         #expect(identity.certificateChain.count == 1)
         // Options are printed with envs and errors: the key never is.
-        let printed = "\(RequestOptions(tls: TLSOptions(clientIdentity: identity)))"
+        var options = RequestOptions()
+        options.tls = TLSOptions(clientIdentity: identity)
+        let printed = "\(options)"
         #expect(!printed.contains("BEGIN PRIVATE KEY"))
         #expect(printed.contains("PrivateKey(redacted)"))
         #expect(TLSOptions().isDefault)

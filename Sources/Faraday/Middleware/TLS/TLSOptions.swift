@@ -106,3 +106,20 @@ extension ClientIdentity.PrivateKey: CustomStringConvertible, CustomDebugStringC
     public var description: String { "PrivateKey(redacted)" }
     public var debugDescription: String { description }
 }
+
+extension RequestOptions {
+    private enum TLSKey: EnvKey { typealias Value = TLSOptions }
+    private enum PinningKey: EnvKey { typealias Value = PinningPolicy }
+
+    /// Trust roots, client certificate, minimum version and verification for HTTPS.
+    public var tls: TLSOptions {
+        get { self[TLSKey.self] ?? TLSOptions() }
+        set { self[TLSKey.self] = newValue }
+    }
+
+    /// The certificate pins the adapter enforces (set by ``CertificatePinning``). `nil`: none.
+    public var pinning: PinningPolicy? {
+        get { self[PinningKey.self] }
+        set { self[PinningKey.self] = newValue }
+    }
+}

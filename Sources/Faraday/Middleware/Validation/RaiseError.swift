@@ -58,6 +58,15 @@ extension FaradayError {
 }
 
 extension FaradayError {
+    private enum DocumentKey: EnvKey { typealias Value = ErrorDocument }
+
+    /// The code and message of the JSON error document in the response body, when ``RaiseError``
+    /// (or ``statusError(for:allowing:)``) found one.
+    public var document: ErrorDocument? {
+        get { self[DocumentKey.self] }
+        set { self[DocumentKey.self] = newValue }
+    }
+
     /// The code and message of a JSON error document in a response body.
     ///
     /// Recognised shapes: `{"error": "…"}`, `{"error": {"code": …, "message": "…"}}`,

@@ -1,0 +1,17 @@
+/// Typed values that middleware keep in a core value (``Env``, ``RequestOptions``,
+/// ``FaradayError``) without the core knowing their types: the storage behind their
+/// `subscript(_:)`, keyed by an ``EnvKey`` type.
+struct Extensions: Sendable {
+    private var values: [ObjectIdentifier: any Sendable] = [:]
+
+    subscript<Key: EnvKey>(_ key: Key.Type) -> Key.Value? {
+        get { values[ObjectIdentifier(key)] as? Key.Value }
+        set {
+            // Room for the few keys a stack sets, so that the storage is made once and not regrown.
+            if values.isEmpty, newValue != nil { values.reserveCapacity(4) }
+            values[ObjectIdentifier(key)] = newValue
+        }
+    }
+
+    var isEmpty: Bool { values.isEmpty }
+}
