@@ -53,19 +53,16 @@ extension AuthenticationProvider {
     }
 }
 
-extension BodyProvider {
+extension RequestBody {
     /// Plain text in Latin-1.
-    static func latin1(_ text: String) -> BodyProvider {
-        BodyProvider { request in
-            guard let data = text.data(using: .isoLatin1) else {
-                throw FaradayError(.encodingFailed, "Not representable in Latin-1.")
-            }
-            request.headers.setContentType("text/plain", parameters: ["charset": "iso-8859-1"])
-            request.body = .bytes(data)
+    static func latin1(_ text: String) throws(FaradayError) -> RequestBody {
+        guard let data = text.data(using: .isoLatin1) else {
+            throw FaradayError(.encodingFailed, "Not representable in Latin-1.")
         }
+        return .bytes(data, contentType: "text/plain; charset=iso-8859-1")
     }
 }
-try await api.send(api.put(.latin1("Grüße"), to: "user/1/motto").authenticated(with: .customToken("t")))
+try await api.send(api.put(try .latin1("Grüße"), to: "user/1/motto").authenticated(with: .customToken("t")))
 // snippet.hide
 print(fetched.name, results, bio)
 // snippet.end

@@ -281,7 +281,7 @@ import Testing
         let api = try api(stubs)
         try await api.send(api.post(.form(["a": "1", "b": ["x"]]), to: "form"))
         try await api.send(api.post(.text("hi"), to: "text"))
-        try await api.send(api.post(.data(Data([1, 2]), contentType: "image/png"), to: "data"))
+        try await api.send(api.post(.bytes(Data([1, 2]), contentType: "image/png"), to: "data"))
         try await api.send(api.post(.propertyList(User(id: 3, name: "Lin")), to: "plist"))
         #expect(stubs.calls.count == 4)
     }
@@ -305,7 +305,7 @@ import Testing
             }
         ) { env, _ in StubResponse(body: env.request.headers.contentType ?? "") }
         let api = try api(stubs)
-        try await api.send(api.put(.file(file, contentType: "text/plain"), to: "raw"))
+        try await api.send(api.put(try .file(file, contentType: "text/plain"), to: "raw"))
         var upload = api.post(
             .multipart([.file("doc", at: file, contentType: "text/plain")]),
             to: "upload",
@@ -321,7 +321,7 @@ import Testing
         let stubs = TestAdapter()
         let api = try api(stubs)
         await #expect {
-            try await api.send(api.put(.file(URL(filePath: "/nonexistent/\(UUID())")), to: "raw"))
+            try await api.send(api.put(try .file(URL(filePath: "/nonexistent/\(UUID())")), to: "raw"))
         } throws: { error in
             (error as? FaradayError)?.code == .encodingFailed
         }

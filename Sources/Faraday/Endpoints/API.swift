@@ -59,13 +59,13 @@ public struct API: Sendable {
     }
 
     /// A POST whose response body is ignored.
-    public func post(_ body: BodyProvider, to path: String) -> Endpoint<Void> {
+    public func post(_ body: RequestBody, to path: String) -> Endpoint<Void> {
         post(body, to: path, expecting: .none)
     }
 
     /// A POST answered with a resource.
     public func post<Resource>(
-        _ body: BodyProvider,
+        _ body: RequestBody,
         to path: String,
         expecting decoder: ResponseDecoder<Resource>
     ) -> Endpoint<Resource> {
@@ -73,13 +73,13 @@ public struct API: Sendable {
     }
 
     /// A PUT whose response body is ignored.
-    public func put(_ body: BodyProvider, to path: String) -> Endpoint<Void> {
+    public func put(_ body: RequestBody, to path: String) -> Endpoint<Void> {
         put(body, to: path, expecting: .none)
     }
 
     /// A PUT answered with a resource.
     public func put<Resource>(
-        _ body: BodyProvider,
+        _ body: RequestBody,
         to path: String,
         expecting decoder: ResponseDecoder<Resource>
     ) -> Endpoint<Resource> {
@@ -87,20 +87,20 @@ public struct API: Sendable {
     }
 
     /// A PATCH whose response body is ignored.
-    public func patch(_ path: String, with body: BodyProvider) -> Endpoint<Void> {
+    public func patch(_ path: String, with body: RequestBody) -> Endpoint<Void> {
         patch(path, with: body, expecting: .none)
     }
 
     /// A PATCH answered with a resource.
     public func patch<Resource>(
         _ path: String,
-        with body: BodyProvider,
+        with body: RequestBody,
         expecting decoder: ResponseDecoder<Resource>
     ) -> Endpoint<Resource> {
         withBody(body, Endpoint(.patch, path, decoder: decoder, base: base))
     }
 
-    private func withBody<Resource>(_ body: BodyProvider, _ endpoint: Endpoint<Resource>) -> Endpoint<Resource> {
+    private func withBody<Resource>(_ body: RequestBody, _ endpoint: Endpoint<Resource>) -> Endpoint<Resource> {
         var endpoint = endpoint
         endpoint.body = body
         return endpoint
@@ -127,9 +127,8 @@ public struct API: Sendable {
             params: endpoint.query,
             headers: endpoint.headers
         )
-        try endpoint.body?.encode(&request)
+        if let body = endpoint.body { request.body = body }
         try request.apply(endpoint.parameters)
-        try request.encodeMultipartForm()
         do {
             try endpoint.configure?(&request)
             try await endpoint.authentication?.authenticate(&request)

@@ -22,10 +22,10 @@ public struct Endpoint<Resource: Sendable>: Sendable {
     public var query: Params
     /// Headers, over the connection's.
     public var headers: HTTPFields
-    /// Parameter sets, merged and encoded by ``Request/apply(_:)`` after the body provider runs.
+    /// Parameter sets, merged and encoded by ``Request/apply(_:)`` after the body is set.
     public var parameters: [ParameterSet]
-    /// What puts the body in the request, if anything.
-    public var body: BodyProvider?
+    /// The body, if any: the same ``RequestBody`` values as the connection's verbs take.
+    public var body: RequestBody?
     /// What adds credentials, if anything.
     public var authentication: AuthenticationProvider?
     /// How the response becomes a `Resource`.
@@ -41,7 +41,7 @@ public struct Endpoint<Resource: Sendable>: Sendable {
         query: Params = Params(),
         headers: HTTPFields = HTTPFields(),
         parameters: [ParameterSet] = [],
-        body: BodyProvider? = nil,
+        body: RequestBody? = nil,
         decoder: ResponseDecoder<Resource>
     ) {
         self.method = method

@@ -82,12 +82,14 @@ struct SegmentChunks: AsyncSequence, Sendable {
 
 extension RequestBody {
     /// A file read from disk in chunks each time the body is sent (replayable), with its size
-    /// as `Content-Length`.
+    /// as `Content-Length` and its media type if it has one.
     ///
     /// - Throws: ``FaradayError/Code/encodingFailed`` when the file is missing or not a readable
     ///   regular file. A file whose size changes before it is sent fails that send.
-    public static func file(_ url: URL) throws(FaradayError) -> RequestBody {
+    public static func file(_ url: URL, contentType: String? = nil) throws(FaradayError) -> RequestBody {
         let segments = [Segment.file(url, length: try Segment.fileLength(url))]
-        return .stream(length: segments[0].length) { SegmentChunks(segments: segments) }
+        var body = RequestBody.stream(length: segments[0].length) { SegmentChunks(segments: segments) }
+        body.contentType = contentType
+        return body
     }
 }

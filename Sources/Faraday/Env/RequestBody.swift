@@ -1,28 +1,58 @@
 import Foundation
 
-/// A request body: nothing, bytes, a stream, or a value waiting for an encoding middleware.
+/// A request body: nothing, bytes, a stream, or a value waiting to be encoded. The one body
+/// vocabulary of connections and typed endpoints alike.
+///
+/// ```swift
+/// connection.post("users", body: .json(user))                  // JSON
+/// connection.post("login", body: .form(["user": "ada"]))       // a form
+/// connection.post("notes", body: .text("hello"))               // text/plain
+/// connection.put("avatar", body: try .file(url, contentType: "image/png"))
+/// api.post(.json(user), to: "users")                           // the same bodies for endpoints
+/// ```
+///
+/// A value body (`.json`, `.form`, `.multipart`, `.propertyList`) is encoded by the encoding
+/// middleware of the stack when there is one (``EncodeJSON`` with its encoder, ``URLEncoded``
+/// with its params encoder…), and otherwise just above the adapter by its default encoding, so a
+/// stack without encoders still sends it. A body's ``contentType`` is sent when the request
+/// has no `Content-Type`.
 ///
 /// A body says whether it can be sent again (``isReplayable``). Retries and redirects replay only
 /// replayable bodies: asking a one-shot stream for its bytes a second time throws
 /// ``FaradayError/Code/bodyNotReplayable`` instead of sending an empty or partial body.
 public struct RequestBody: Sendable {
+    /// Encodes a value body into the request when no middleware did: sets the bytes and the
+    /// content type.
+    public typealias DefaultEncoding = @Sendable (inout Request) throws -> Void
+
     private enum Storage: Sendable {
         case empty
         case bytes(Data)
         case stream(length: Int?, source: StreamSource)
-        case value(any Sendable)
+        case value(any Sendable, DefaultEncoding?)
     }
 
     private var storage: Storage
+    /// The media type of the body, sent as `Content-Type` when the request sets none.
+    public var contentType: String?
+
+    private init(storage: Storage, contentType: String? = nil) {
+        self.storage = storage
+        self.contentType = contentType
+    }
 
     /// No body.
     public static let empty = RequestBody(storage: .empty)
 
-    /// A body of bytes (replayable).
-    public static func bytes(_ data: Data) -> RequestBody { RequestBody(storage: .bytes(data)) }
+    /// A body of bytes (replayable), with its media type if it has one.
+    public static func bytes(_ data: Data, contentType: String? = nil) -> RequestBody {
+        RequestBody(storage: .bytes(data), contentType: contentType)
+    }
 
-    /// A body of UTF-8 text (replayable).
-    public static func text(_ string: String) -> RequestBody { .bytes(Data(string.utf8)) }
+    /// A body of UTF-8 text (replayable), `text/plain; charset=utf-8` unless you say otherwise.
+    public static func text(_ string: String, contentType: String = "text/plain; charset=utf-8") -> RequestBody {
+        .bytes(Data(string.utf8), contentType: contentType)
+    }
 
     /// A replayable streamed body: `makeStream` is called once per attempt and must produce the
     /// same bytes each time. `length` is sent as `Content-Length` when known, else the body is chunked.
@@ -42,9 +72,13 @@ public struct RequestBody: Sendable {
         RequestBody(storage: .stream(length: length, source: StreamSource(oneShot: ByteStream(chunks))))
     }
 
-    /// A value for an encoding middleware (EncodeJSON, a form encoder…) to turn into bytes. An
-    /// adapter given a body still in this state fails with ``FaradayError/Code/encodingFailed``.
-    public static func value(_ value: any Sendable) -> RequestBody { RequestBody(storage: .value(value)) }
+    /// A value for an encoding middleware to turn into bytes, or, when none of the stack did,
+    /// `defaultEncoding` just above the adapter. A value with no default encoding that no
+    /// middleware encoded fails the call with ``FaradayError/Code/encodingFailed`` before
+    /// anything is sent.
+    public static func value(_ value: any Sendable, defaultEncoding: DefaultEncoding? = nil) -> RequestBody {
+        RequestBody(storage: .value(value, defaultEncoding))
+    }
 
     /// `true` when there is no body.
     public var isEmpty: Bool {
@@ -83,7 +117,13 @@ public struct RequestBody: Sendable {
 
     /// The value awaiting an encoder, when the body is one.
     public var value: (any Sendable)? {
-        if case .value(let value) = storage { return value }
+        if case .value(let value, _) = storage { return value }
+        return nil
+    }
+
+    /// The encoding a value body falls back on.
+    var defaultEncoding: DefaultEncoding? {
+        if case .value(_, let encoding) = storage { return encoding }
         return nil
     }
 
@@ -96,7 +136,7 @@ public struct RequestBody: Sendable {
         case .empty: return ByteStream(EmptyChunks())
         case .bytes(let data): return ByteStream(SingleChunk(data: data))
         case .stream(_, let source): return try source.take()
-        case .value(let value):
+        case .value(let value, _):
             throw FaradayError(
                 .encodingFailed,
                 "The body is a value of type \(type(of: value)) that no middleware encoded; add the encoding middleware for its kind of body above the adapter."
@@ -164,4 +204,40 @@ private struct SingleChunk: AsyncSequence, Sendable {
         }
     }
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(data: data.isEmpty ? nil : data) }
+}
+
+extension Request {
+    /// `true` when the body needs ``encodePendingBody()`` before an adapter sends it.
+    var hasPendingBody: Bool { body.value != nil || body.contentType != nil }
+
+    /// Readies the body for an adapter: a value that no middleware encoded is encoded by its
+    /// default encoding, and the body's content type is set when the request has none.
+    mutating func encodePendingBody() throws(FaradayError) {
+        if let value = body.value {
+            guard let encode = body.defaultEncoding else {
+                throw FaradayError(
+                    .encodingFailed,
+                    "The body is a value of type \(type(of: value)) that no middleware encoded; add the encoding middleware for its kind of body above the adapter."
+                )
+                .attaching(self)
+            }
+            do {
+                try encode(&self)
+            } catch {
+                var failure = FaradayError.wrapping(error, request: self)
+                if failure.code == .unknown {
+                    failure = FaradayError(
+                        .encodingFailed,
+                        "The request body could not be encoded: \(error)",
+                        underlying: error
+                    )
+                    .attaching(self)
+                }
+                throw failure
+            }
+        }
+        if let contentType = body.contentType, headers[.contentType] == nil, !body.isEmpty {
+            headers[.contentType] = contentType
+        }
+    }
 }

@@ -75,7 +75,7 @@ public struct RackBuilder: Sendable {
                 "The connection has no adapter; set one with `builder.adapter = …` or `connection.adapter(…)`."
             )
         }
-        return handlers.reversed().reduce(adapter as any App) { app, handler in
+        return handlers.reversed().reduce(StackBase(adapter: adapter) as any App) { app, handler in
             let built = handler.build(app: app)
             // A middleware's hooks run around its `call`, whatever it implements.
             if let middleware = built as? any Middleware { return MiddlewareLayer(middleware) }

@@ -32,7 +32,7 @@ import Testing
         encoder.keyEncodingStrategy = .convertToSnakeCase
         struct Profile: Encodable, Sendable { let firstName: String }
         let connection = try makeConnection([EncodeJSON.Handler(encoder: encoder)], adapter: stubs)
-        let env = try await connection.post("users", body: .encodable(Profile(firstName: "Ada"))).value
+        let env = try await connection.post("users", body: .json(Profile(firstName: "Ada"))).value
         #expect(env.response?.text == #"{"first_name":"Ada"}"#)
     }
 
@@ -51,7 +51,7 @@ import Testing
         stubs.post("/v1/x", body: .equals("plain")) { env, _ in
             StubResponse(body: env.request.headers[.contentType] ?? "none")
         }
-        let env = try await connection(stubs).post("x", body: .text("plain")).value
+        let env = try await connection(stubs).post("x", body: .bytes(Data("plain".utf8))).value
         #expect(env.response?.text == "none")
     }
 
@@ -63,7 +63,7 @@ import Testing
         }
         let stubs = TestAdapter()
         await #expect {
-            try await connection(stubs).post("x", body: .encodable(Bad())).value
+            try await connection(stubs).post("x", body: .json(Bad())).value
         } throws: { error in
             (error as? FaradayError)?.code == .encodingFailed
         }

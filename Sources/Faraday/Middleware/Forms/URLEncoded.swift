@@ -31,14 +31,21 @@ public struct URLEncoded: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        guard let params = env.request.body.value as? Params else { return }
-        let encoder = handler.encoder ?? env.request.options.paramsEncoder
-        env.request.body = .text(encoder.encode(params))
-        if env.request.headers[.contentType] == nil { env.request.headers[.contentType] = Self.mediaType }
+        Self.encode(&env.request, encoder: handler.encoder ?? env.request.options.paramsEncoder)
+    }
+
+    /// Encodes a ``Params`` body in place; other bodies are left alone.
+    static func encode(_ request: inout Request, encoder: any ParamsEncoder) {
+        guard let params = request.body.value as? Params else { return }
+        request.body = .bytes(Data(encoder.encode(params).utf8))
+        if request.headers[.contentType] == nil { request.headers[.contentType] = mediaType }
     }
 }
 
 extension RequestBody {
-    /// A form body, for ``URLEncoded`` to encode.
-    public static func form(_ params: Params) -> RequestBody { .value(params) }
+    /// A form body: encoded by ``URLEncoded`` when the stack has it, else with the request's
+    /// ``RequestOptions/paramsEncoder``, as `application/x-www-form-urlencoded`.
+    public static func form(_ params: Params) -> RequestBody {
+        .value(params) { URLEncoded.encode(&$0, encoder: $0.options.paramsEncoder) }
+    }
 }

@@ -6,11 +6,12 @@ import Foundation
 /// ```swift
 /// builder.use(EncodeJSON.Handler())
 /// connection.post("users", body: .json(["name": "Ada"]))
-/// connection.post("users", body: .encodable(User(name: "Ada")))
+/// connection.post("users", body: .json(User(name: "Ada")))
 /// ```
 ///
 /// A value that cannot be encoded fails the call with ``FaradayError/Code/encodingFailed`` before
-/// anything is sent.
+/// anything is sent. Without this middleware, a JSON body is encoded with a plain `JSONEncoder`
+/// just above the adapter; use it to choose the encoder (dates, keys) or the content type.
 public struct EncodeJSON: Middleware {
     /// The app below.
     public let app: any App
@@ -34,32 +35,45 @@ public struct EncodeJSON: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        guard let value = env.request.body.value else { return }
+        try Self.encode(&env.request, encoder: handler.encoder, contentType: handler.contentType)
+    }
+
+    /// Encodes a JSON or `Encodable` body in place; other bodies are left alone.
+    static func encode(_ request: inout Request, encoder: JSONEncoder, contentType: String) throws(FaradayError) {
+        guard let value = request.body.value else { return }
         let data: Data
         do {
             switch value {
-            case let json as JSON: data = try handler.encoder.encode(json)
-            case let encodable as any Encodable: data = try handler.encoder.encode(encodable)
+            case let json as JSON: data = try encoder.encode(json)
+            case let encodable as any Encodable: data = try encoder.encode(encodable)
             default: return
             }
         } catch {
             throw FaradayError(
                 .encodingFailed,
                 "The request body of type \(type(of: value)) could not be encoded as JSON: \(error)",
-                method: env.request.method,
-                url: env.request.url,
+                method: request.method,
+                url: request.url,
                 underlying: error
             )
         }
-        env.request.body = .bytes(data)
-        if env.request.headers[.contentType] == nil { env.request.headers[.contentType] = handler.contentType }
+        request.body = .bytes(data)
+        if request.headers[.contentType] == nil { request.headers[.contentType] = contentType }
     }
 }
 
 extension RequestBody {
-    /// A JSON body, for ``EncodeJSON`` to encode.
-    public static func json(_ value: JSON) -> RequestBody { .value(value) }
+    /// A JSON body: encoded by ``EncodeJSON`` when the stack has it, else with a plain
+    /// `JSONEncoder`, as `application/json`.
+    public static func json(_ value: JSON) -> RequestBody { .value(value, defaultEncoding: encodeJSON) }
 
-    /// An `Encodable` body, for ``EncodeJSON`` to encode.
-    public static func encodable(_ value: some Encodable & Sendable) -> RequestBody { .value(value) }
+    /// An `Encodable` value as a JSON body: encoded by ``EncodeJSON`` when the stack has it, else
+    /// with a plain `JSONEncoder`, as `application/json`.
+    public static func json(_ value: some Encodable & Sendable) -> RequestBody {
+        .value(value, defaultEncoding: encodeJSON)
+    }
+
+    private static let encodeJSON: DefaultEncoding = {
+        try EncodeJSON.encode(&$0, encoder: JSONEncoder(), contentType: "application/json")
+    }
 }

@@ -49,6 +49,9 @@ extension Request {
 }
 
 extension RequestBody {
-    /// A multipart form body, for ``Multipart`` to encode.
-    public static func multipart(_ form: MultipartForm) -> RequestBody { .value(form) }
+    /// A multipart form body, encoded as `multipart/form-data` (by ``Multipart`` when the stack has
+    /// it, the same way otherwise); files stream from disk as it is sent.
+    public static func multipart(_ form: MultipartForm) -> RequestBody {
+        .value(form) { try $0.encodeMultipartForm() }
+    }
 }

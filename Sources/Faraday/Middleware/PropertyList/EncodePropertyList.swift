@@ -41,13 +41,22 @@ public struct EncodePropertyList: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        guard let body = env.request.body.value as? PropertyListBody else { return }
+        try Self.encode(&env.request, format: handler.format, contentType: handler.contentType)
+    }
+
+    /// Encodes a property-list body in place; other bodies are left alone.
+    static func encode(
+        _ request: inout Request,
+        format: PropertyListSerialization.PropertyListFormat,
+        contentType: String
+    ) throws(FaradayError) {
+        guard let body = request.body.value as? PropertyListBody else { return }
         do {
-            env.request.body = .bytes(try body.encoded(format: handler.format))
+            request.body = .bytes(try body.encoded(format: format))
         } catch {
-            throw error.attaching(env.request)
+            throw error.attaching(request)
         }
-        if env.request.headers[.contentType] == nil { env.request.headers[.contentType] = handler.contentType }
+        if request.headers[.contentType] == nil { request.headers[.contentType] = contentType }
     }
 }
 
@@ -71,8 +80,11 @@ struct PropertyListBody: Sendable {
 }
 
 extension RequestBody {
-    /// A property-list body, for ``EncodePropertyList`` to encode.
+    /// A property-list body: encoded by ``EncodePropertyList`` when the stack has it, else as
+    /// XML, as `application/x-plist`.
     public static func propertyList(_ value: some Encodable & Sendable) -> RequestBody {
-        .value(PropertyListBody(value: value))
+        .value(PropertyListBody(value: value)) {
+            try EncodePropertyList.encode(&$0, format: .xml, contentType: EncodePropertyList.mediaType)
+        }
     }
 }

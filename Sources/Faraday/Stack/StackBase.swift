@@ -1,0 +1,13 @@
+/// The bottom of every built stack, just above the adapter: encodes a value body that no
+/// middleware encoded by its default encoding, and sets the body's content type when the request
+/// has none (see ``RequestBody``).
+struct StackBase: App {
+    let adapter: any Adapter
+
+    func call(_ env: Env) async throws -> Completions {
+        guard env.request.hasPendingBody else { return try await adapter.call(env) }
+        var env = env
+        try env.request.encodePendingBody()
+        return try await adapter.call(env)
+    }
+}
