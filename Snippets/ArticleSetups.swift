@@ -25,7 +25,7 @@ let monitor = CountingMonitor()
 
 // snippet.bodies
 let bodies = try Connection(url: "https://api.example.com") { builder in
-    builder.use(EncodeJSON.Handler())  // .json(…), .encodable(…)
+    builder.use(EncodeJSON.Handler())  // .json(…) with its own encoder
     builder.use(URLEncoded.Handler())  // .form(…)
     builder.use(Multipart.Handler())  // .multipart(…)
     builder.use(EncodePropertyList.Handler())  // .propertyList(…)

@@ -2,6 +2,7 @@
 // snippet.hide
 import Faraday
 import Foundation
+import Synchronization
 
 func fetchToken() async throws -> String { "fresh" }
 // snippet.show
@@ -94,6 +95,49 @@ struct Canned: Middleware {
         var answered = env
         answered.response = ResponseData(status: .ok, body: Data(text.utf8))
         return .buffered(answered)
+    }
+}
+
+// snippet.resource
+/// Counts the calls in flight: each call takes a place on the way down and gives it back at its
+/// end, whichever way it ends (the final completion, a failure, a consumer that leaves, a retry
+/// that discards the answer).
+final class InFlight: Sendable {
+    private let count = Mutex(0)
+    var now: Int { count.withLock { $0 } }
+    func enter() { count.withLock { $0 += 1 } }
+    func leave() { count.withLock { $0 -= 1 } }
+}
+
+struct CountInFlight: Middleware {
+    let app: any App
+    let inFlight: InFlight
+
+    func onRequest(_ env: inout Env) async throws { inFlight.enter() }
+
+    func onComplete(_ env: inout Env) throws {
+        if env.isFinal { inFlight.leave() }
+    }
+
+    func onError(_ error: FaradayError, env: Env) { inFlight.leave() }
+}
+
+// snippet.hooksAndCall
+/// Answers HEAD requests from the GET it makes below (`call`), and records the status on the
+/// way up (`onComplete`): the stack runs the hooks around a custom `call`.
+struct HeadAsGet: Middleware {
+    enum StatusKey: EnvKey { typealias Value = Int }
+    let app: any App
+
+    func call(_ env: Env) async throws -> Completions {
+        guard env.request.method == .head else { return try await app.call(env) }
+        var get = env
+        get.request.method = .get
+        return try await app.call(get)
+    }
+
+    func onComplete(_ env: inout Env) throws {
+        env[StatusKey.self] = env.status?.code
     }
 }
 

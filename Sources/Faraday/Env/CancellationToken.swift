@@ -28,14 +28,14 @@ public final class CancellationToken: Sendable {
     }
 
     /// A registered cancellation handler; pass it to ``removeHandler(_:)`` when the work it stops is over.
-    public struct Registration: Sendable {
+    struct Registration: Sendable {
         fileprivate let id: Int
     }
 
     /// Registers `handler` to run when the call is cancelled. If it already is, runs `handler` at
     /// once and returns `nil`.
     @discardableResult
-    public func onCancel(_ handler: @escaping @Sendable () -> Void) -> Registration? {
+    func onCancel(_ handler: @escaping @Sendable () -> Void) -> Registration? {
         let id = state.withLock { state -> Int? in
             guard !state.isCancelled else { return nil }
             state.nextID += 1
@@ -50,7 +50,7 @@ public final class CancellationToken: Sendable {
     }
 
     /// Removes a handler that has not run yet.
-    public func removeHandler(_ registration: Registration?) {
+    func removeHandler(_ registration: Registration?) {
         guard let registration else { return }
         _ = state.withLock { $0.handlers.removeValue(forKey: registration.id) }
     }
