@@ -14,14 +14,12 @@ func jsonBenchmarks() {
             for _ in benchmark.scaledIterations { blackHole(try encoder.encode(records)) }
         }
         Benchmark("JSON/encode \(size), EncodeJSON", configuration: .init(scalingFactor: scaling)) {
-            (benchmark: Benchmark, app: any App) in
+            (benchmark: Benchmark, connection: Connection) in
             for _ in benchmark.scaledIterations {
-                var request = Request(method: .post, url: Echo.url)
-                request.body = .encodable(records)
-                blackHole(try await app.call(Env(request: request)))
+                blackHole(try await connection.post("items", body: .json(records)).value)
             }
         } setup: {
-            EncodeJSON.Handler().build(app: Echo(response: nil))
+            try Connection.echo(EncodeJSON.Handler(), response: nil)
         }
 
         Benchmark("JSON/decode \(size), plain JSONDecoder", configuration: .init(scalingFactor: scaling)) { benchmark in
@@ -29,15 +27,16 @@ func jsonBenchmarks() {
             for _ in benchmark.scaledIterations { blackHole(try decoder.decode(JSON.self, from: body)) }
         }
         Benchmark("JSON/decode \(size), DecodeJSON", configuration: .init(scalingFactor: scaling)) {
-            (benchmark: Benchmark, app: any App) in
+            (benchmark: Benchmark, connection: Connection) in
             for _ in benchmark.scaledIterations {
-                blackHole(try await app.call(Env(request: Request(method: .get, url: Echo.url))).head.json)
+                blackHole(try await connection.get("items").value.json)
             }
         } setup: {
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
-            return DecodeJSON.Handler().build(
-                app: Echo(response: ResponseData(status: .ok, headers: headers, body: body))
+            return try Connection.echo(
+                DecodeJSON.Handler(),
+                response: ResponseData(status: .ok, headers: headers, body: body)
             )
         }
     }
@@ -73,6 +72,17 @@ struct Record: Codable, Sendable {
                 tags: ["alpha", "beta", "gamma"],
                 address: Address(street: "\(index) Main Street", city: "Springfield", zip: "12345")
             )
+        }
+    }
+}
+
+extension Connection {
+    /// A connection with one middleware on an ``Echo`` adapter: a middleware runs the way a
+    /// stack runs it (hooks pulled by the response handle), with no I/O.
+    static func echo(_ handler: any Handler, response: ResponseData?) throws -> Connection {
+        try Connection(url: "https://api.example.com") { builder in
+            builder.use(handler)
+            builder.adapter = Echo(response: response)
         }
     }
 }

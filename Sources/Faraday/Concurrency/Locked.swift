@@ -14,38 +14,47 @@ import Musl
 /// reported as a race (`Scripts/tsan-mutex-repro.swift`); ThreadSanitizer sees pthread mutexes.
 package struct Locked<Value>: @unchecked Sendable {
     // `@unchecked Sendable`: the value is only touched inside `withLock`, with the mutex held.
-    private let storage: Storage
+    private let storage: LockedBuffer<Value>
 
     /// Creates the lock around `value`.
     package init(_ value: Value) {
-        storage = Storage.make(value)
+        storage = LockedBuffer.make(value)
     }
 
     /// Runs `body` with the value, the lock held.
     package func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try storage.withUnsafeMutablePointers { value, mutex throws(Failure) in
+        try storage.withLock(body)
+    }
+}
+
+/// A value and the pthread mutex that guards it in one allocation: the value is the header of a
+/// buffer whose one element is the mutex. ``Locked`` is the plain box; a type that needs a
+/// `deinit` of its own (one that reports an end, say) subclasses it.
+package class LockedBuffer<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    /// A buffer of the class it is called on, holding `value`, its mutex initialised.
+    package static func make(_ value: Value) -> Self {
+        let buffer = unsafeDowncast(create(minimumCapacity: 1) { _ in value }, to: Self.self)
+        buffer.withUnsafeMutablePointerToElements { mutex in
+            let status = pthread_mutex_init(mutex, nil)
+            precondition(status == 0, "pthread_mutex_init failed: \(status)")
+        }
+        return buffer
+    }
+
+    /// Runs `body` with the value, the lock held.
+    package final func withLock<Result, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try withUnsafeMutablePointers { value, mutex throws(Failure) in
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }
             return try body(&value.pointee)
         }
     }
 
-    /// The value as the header of a buffer whose one element is the mutex.
-    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
-        static func make(_ value: Value) -> Storage {
-            let buffer = Storage.create(minimumCapacity: 1) { _ in value }
-            let storage = unsafeDowncast(buffer, to: Storage.self)
-            storage.withUnsafeMutablePointerToElements { mutex in
-                let status = pthread_mutex_init(mutex, nil)
-                precondition(status == 0, "pthread_mutex_init failed: \(status)")
-            }
-            return storage
-        }
-
-        deinit {
-            _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
-        }
+    deinit {
+        _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
     }
 }

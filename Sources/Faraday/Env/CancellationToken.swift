@@ -1,17 +1,21 @@
 /// Cancellation shared by every layer of one call: the user's handle, the middleware and the adapter.
 ///
 /// Adapters register a handler that stops their transfer; ``cancel()`` runs every handler once.
-public final class CancellationToken: Sendable {
+/// Copies of a token are the same token.
+public struct CancellationToken: @unchecked Sendable {
+    // `@unchecked Sendable`: copies share `state`, which is only touched under its lock.
     private struct State {
         var isCancelled = false
         var nextID = 0
         var handlers: [Int: @Sendable () -> Void] = [:]
     }
 
-    private let state = Locked(State())
+    private let state: LockedBuffer<State>
 
     /// Creates a token that is not cancelled.
-    public init() {}
+    public init() {
+        state = LockedBuffer.make(State())
+    }
 
     /// `true` once ``cancel()`` has been called.
     public var isCancelled: Bool { state.withLock { $0.isCancelled } }

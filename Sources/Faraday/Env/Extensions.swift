@@ -8,7 +8,7 @@ struct Extensions: Sendable {
         get { values[ObjectIdentifier(key)] as? Key.Value }
         set {
             // Room for the few keys a stack sets, so that the storage is made once and not regrown.
-            if values.isEmpty, newValue != nil { values.reserveCapacity(4) }
+            if values.isEmpty, newValue != nil { values.reserveCapacity(8) }
             values[ObjectIdentifier(key)] = newValue
         }
     }

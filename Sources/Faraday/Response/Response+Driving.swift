@@ -4,7 +4,7 @@ import Foundation
 struct CallState {
     enum Phase {
         /// Not started; holds the stack to run.
-        case idle(Response.Start)
+        case idle(Starter)
         /// A task is running the stack up to the response head.
         case starting
         /// The head is known; nobody pulls the completions yet.
@@ -21,6 +21,11 @@ struct CallState {
         case success(@Sendable (Env) -> Void)
         case failure(@Sendable (FaradayError) -> Void)
         case stream(AsyncThrowingStream<Env, any Error>.Continuation)
+    }
+
+    /// The stack to run, in a struct so that taking it out of the lock copies no closure thunk.
+    struct Starter {
+        let start: Response.Start
     }
 
     var phase: Phase
@@ -62,10 +67,7 @@ extension Response {
             }
             switch next {
             case .waitForHead: _ = try? await awaitHead()
-            case .drive(let completions):
-                // The handle is the outermost consumer: it sees each completion after every layer.
-                completions.add(.consumer(self))
-                return .driver(completions)
+            case .drive(let completions): return .driver(completions)
             case .follow: return .follower
             }
         }
@@ -73,14 +75,14 @@ extension Response {
 
     /// Runs the stack up to the response head in the calling task, if the call is idle.
     func startIfIdle() async {
-        let start = state.withLock { state -> Start? in
-            guard case .idle(let start) = state.phase else { return nil }
+        let starter = state.withLock { state -> CallState.Starter? in
+            guard case .idle(let starter) = state.phase else { return nil }
             state.phase = .starting
-            return start
+            return starter
         }
-        guard let start else { return }
+        guard let starter else { return }
         do {
-            let completions = try await start()
+            let completions = try await starter.start()
             let waiters = state.withLock { state -> [@Sendable (Result<Env, FaradayError>) -> Void]? in
                 guard case .starting = state.phase else { return nil }
                 state.phase = .ready(completions)
@@ -96,8 +98,8 @@ extension Response {
         }
     }
 
-    /// Pulls the next completion; the hooks and the callbacks run on it on the way. Returns `nil`
-    /// once the call has finished; throws the error that ended it.
+    /// Pulls the next completion, through every layer's hooks, and hands it to the callbacks.
+    /// Returns `nil` once the call has finished; throws the error that ended it.
     func step(_ completions: Completions) async throws(FaradayError) -> Env? {
         let finished = state.withLock { state -> Env? in
             if case .finished(let env) = state.phase { return env }
@@ -110,26 +112,24 @@ extension Response {
             return nil
         }
         defer { state.withLock { $0.isStepping = false } }
-        if Task.isCancelled || cancellation.isCancelled {
-            cancellation.cancel()
-            completions.cancel(with: Self.cancelledError)
-        } else if let env = try await completions.next() {
+        do throws(FaradayError) {
+            if Task.isCancelled || cancellation.isCancelled {
+                cancellation.cancel()
+                completions.cancel(with: Self.cancelledError)
+                throw Self.cancelledError.attaching(request)
+            }
+            // `nil`: the completions were ended from outside (cancelled) during this pull.
+            guard let env = try await completions.next() else { throw Self.cancelledError.attaching(request) }
+            if env.isFinal { finish(env) } else { deliver(env) }
             return env
+        } catch {
+            finish(failureEnv(error))
+            throw error
         }
-        // The completions ended without a completion for this pull (cancelled, here or from
-        // outside): the finished env has the outcome, as the layers left it.
-        finish(failureEnv(Self.cancelledError))
-        let final = state.withLock { state -> Env? in
-            if case .finished(let env) = state.phase { return env }
-            return nil
-        }
-        if let error = final?.error { throw error }
-        return nil
     }
 
-    /// Receives a completion after every layer's hooks: the handle's own place in the stack.
-    func deliver(_ env: Env) {
-        guard env.error == nil, !env.isFinal else { return finish(env) }
+    /// Hands a frame's completion to the callbacks and the following iterators.
+    private func deliver(_ env: Env) {
         let subscribers = state.withLock { $0.subscribers }
         for subscriber in subscribers {
             switch subscriber {

@@ -45,7 +45,7 @@ public final class Response: Sendable {
         self.request = request
         self.cancellation = cancellation
         self.background = background
-        self.state = Locked(CallState(phase: .idle(start)))
+        self.state = Locked(CallState(phase: .idle(CallState.Starter(start: start))))
     }
 
     /// A handle for a call that failed before it could start (a bad URL or method).
@@ -61,9 +61,9 @@ public final class Response: Sendable {
 
     deinit {
         switch state.withLock({ $0.phase }) {
-        case .idle(let start):
+        case .idle(let starter):
             // Nobody consumed the handle: the request is sent all the same.
-            background?.run(start)
+            background?.run(starter.start)
         case .ready:
             // Nobody will pull the response whose head arrived: dropping it below ends it for
             // every layer; the token stops whatever else the call holds (timers, waits).

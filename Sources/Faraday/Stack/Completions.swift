@@ -26,8 +26,22 @@ import Foundation
 ///     }
 /// }
 /// ```
-public final class Completions: Sendable {
-    private let state: Locked<State>
+public struct Completions: @unchecked Sendable {
+    // `@unchecked Sendable`: copies share `storage`, whose state is only touched under its lock.
+    private let storage: Storage
+
+    /// The state of a response on its way up, and the end it owes every hook when dropped.
+    private final class Storage: LockedBuffer<State> {
+        deinit {
+            // Nobody will pull what is left: every layer that has not seen the end sees it now.
+            let (hooks, body, head) = withLock { state in
+                (state.isEnded ? [] : state.hooks, state.isEnded ? nil : state.body, state.head)
+            }
+            guard let body else { return }
+            body.stop?()
+            Completions.fail(Completions.cancelled, env: Completions.failureEnv(head), hooks: hooks[...])
+        }
+    }
 
     private struct State {
         var head: Env
@@ -53,20 +67,7 @@ public final class Completions: Sendable {
         var head = head
         head.phase = .request
         head.response?.body = Data()
-        var state = State(head: head, body: body)
-        // Room for the hooks of a typical stack, so that the list is not regrown on the way up.
-        state.hooks.reserveCapacity(8)
-        self.state = Locked(state)
-    }
-
-    deinit {
-        // Nobody will pull what is left: every layer that has not seen the end sees it now.
-        let (hooks, body, head) = state.withLock { state in
-            (state.isEnded ? [] : state.hooks, state.isEnded ? nil : state.body, state.head)
-        }
-        guard let body else { return }
-        body.stop?()
-        Self.fail(Self.cancelled, env: Self.failureEnv(head), hooks: hooks[...])
+        storage = Storage.make(State(head: head, body: body))
     }
 
     // MARK: Making
@@ -100,15 +101,15 @@ public final class Completions: Sendable {
     /// A middleware's ``App/call(_:)`` may change it (``Decompression`` removes
     /// `Content-Encoding`); every completion is made from it.
     public var head: Env {
-        get { state.withLock { $0.head } }
-        set { state.withLock { $0.head = newValue } }
+        get { storage.withLock { $0.head } }
+        nonmutating set { storage.withLock { $0.head = newValue } }
     }
 
     /// Rewrites the body's bytes before they are cut into frames and reach any hook, for
     /// byte-level middleware such as ``Decompression``; the same for buffered and streamed bodies.
     @discardableResult
     public func transformBody(_ transform: any BodyTransform) -> Completions {
-        state.withLock { $0.transforms.append(transform) }
+        storage.withLock { $0.transforms.append(transform) }
         return self
     }
 
@@ -143,12 +144,21 @@ public final class Completions: Sendable {
     }
 
     func add(_ hook: Hook) {
-        state.withLock { $0.hooks.append(hook) }
+        let head = storage.withLock { state -> Env? in
+            if state.isEnded { return state.head }
+            // Room for the hooks of a deep stack, so that the list is made once.
+            if state.hooks.isEmpty { state.hooks.reserveCapacity(16) }
+            state.hooks.append(hook)
+            return nil
+        }
+        // Completions that ended already (discarded, then returned all the same) end for the
+        // newcomer at once: it must see its end too.
+        if let head { _ = hook.fail(Self.discarded, env: Self.failureEnv(head)) }
     }
 
     /// Marks the completions ended; returns what the terminal event needs, or `nil` if they had ended.
     private func end() -> ([Hook], Body, Env)? {
-        state.withLock { state in
+        storage.withLock { state in
             guard !state.isEnded else { return nil }
             state.isEnded = true
             return (state.hooks, state.body, state.head)
@@ -161,7 +171,7 @@ public final class Completions: Sendable {
     /// One consumer pulls at a time.
     func next() async throws(FaradayError) -> Env? {
         guard var reader = takeReader() else { return nil }
-        let head = state.withLock { $0.head }
+        let head = storage.withLock { $0.head }
         var env = head
         do {
             try await reader.next(into: &env)
@@ -174,7 +184,7 @@ public final class Completions: Sendable {
                 hooks: hooks[...]
             )
         }
-        let (hooks, isEnded) = state.withLock { state in
+        let (hooks, isEnded) = storage.withLock { state in
             if !state.isEnded { state.reader = reader }
             return (state.hooks, state.isEnded)
         }
@@ -203,7 +213,7 @@ public final class Completions: Sendable {
     }
 
     private func takeReader() -> Reader? {
-        state.withLock { state -> Reader? in
+        storage.withLock { state -> Reader? in
             guard !state.isEnded else { return nil }
             if let reader = state.reader {
                 state.reader = nil
@@ -215,19 +225,19 @@ public final class Completions: Sendable {
 
     /// Runs the error hooks innermost first, each seeing the error as the layers below left it.
     @discardableResult
-    private static func fail(_ error: FaradayError, env: Env, hooks: ArraySlice<Hook>) -> FaradayError {
+    fileprivate static func fail(_ error: FaradayError, env: Env, hooks: ArraySlice<Hook>) -> FaradayError {
         var error = error
         for hook in hooks { error = hook.fail(error, env: env) }
         return error
     }
 
-    private static func failureEnv(_ head: Env) -> Env {
+    fileprivate static func failureEnv(_ head: Env) -> Env {
         var env = head
         env.phase = .final
         return env
     }
 
-    private static let cancelled = FaradayError(.cancelled, "The request was cancelled.")
+    fileprivate static let cancelled = FaradayError(.cancelled, "The request was cancelled.")
     private static let discarded = FaradayError(
         .cancelled,
         "The response was discarded by a layer above (a retry, a redirect or a new credential)."
@@ -240,14 +250,12 @@ extension Completions {
         case layer(MiddlewareLayer)
         case complete(@Sendable (inout Env) throws -> Void)
         case mapError(@Sendable (FaradayError) -> FaradayError)
-        case consumer(Response)
 
         func complete(_ env: inout Env) throws {
             switch self {
             case .layer(let layer): try layer.middleware.onComplete(&env)
             case .complete(let closure): try closure(&env)
             case .mapError: break
-            case .consumer(let response): response.deliver(env)
             }
         }
 
@@ -259,7 +267,6 @@ extension Completions {
             case .layer(let layer): layer.middleware.onError(error, env: env)
             case .complete: break
             case .mapError(let transform): return transform(error)
-            case .consumer(let response): response.deliver(env)
             }
             return error
         }

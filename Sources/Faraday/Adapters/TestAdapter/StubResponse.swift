@@ -68,5 +68,5 @@ public struct StubResponse: Sendable {
     }
 
     /// The whole body.
-    var body: Data { chunks.reduce(into: Data()) { $0.append($1) } }
+    var body: Data { chunks.count == 1 ? chunks[0] : chunks.reduce(into: Data()) { $0.append($1) } }
 }

@@ -205,14 +205,18 @@ public final class TestAdapter: Adapter {
     private func findStub(for env: Env, body: Data) throws(FaradayError) -> (Stub, Stub.Match) {
         try state.withLock { state throws(FaradayError) in
             var best: [(Stub.Mismatch, Stub)] = []
-            var matches: [(Int, Stub.Match)] = []
+            // The first stub that matches and is not used yet, else the last one that matches.
+            var unused: (Int, Stub.Match)?
+            var last: (Int, Stub.Match)?
             for (index, stub) in state.stubs.enumerated() {
                 switch stub.evaluate(env, body: body, strict: strictMode) {
-                case .success(let match): matches.append((index, match))
+                case .success(let match):
+                    if unused == nil && !state.consumed[index] { unused = (index, match) }
+                    last = (index, match)
                 case .failure(let mismatch): best.append((mismatch, stub))
                 }
             }
-            if let (index, match) = matches.first(where: { !state.consumed[$0.0] }) ?? matches.last {
+            if let (index, match) = unused ?? last {
                 state.consumed[index] = true
                 return (state.stubs[index], match)
             }
