@@ -34,6 +34,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "AllocProbe",
+            dependencies: ["BenchmarkStacks", .product(name: "Faraday", package: "faraday-swift")],
+            swiftSettings: swiftSettings
+        ),
         // No I/O: the stack on the TestAdapter, the codecs, params, cookies, framing, headers.
         .executableTarget(
             name: "FaradayMicro",

@@ -29,7 +29,6 @@ struct CallState {
     }
 
     var phase: Phase
-    var head: Env?
     var subscribers: [Subscriber] = []
     var headWaiters: [@Sendable (Result<Env, FaradayError>) -> Void] = []
     var finishWaiters: [@Sendable (Env) -> Void] = []
@@ -37,6 +36,37 @@ struct CallState {
     var driver: Task<Void, Never>?
     /// The driver is inside ``Response/step(_:)``: pulling from the adapter or running callbacks.
     var isStepping = false
+
+    /// Everyone waiting for the end of the call.
+    struct Waiting {
+        var subscribers: [Subscriber]
+        var headWaiters: [@Sendable (Result<Env, FaradayError>) -> Void]
+        var finishWaiters: [@Sendable (Env) -> Void]
+    }
+
+    /// The env with status and headers, once the head is known.
+    var head: Env? {
+        switch phase {
+        case .idle, .starting: return nil
+        case .ready(let completions), .pulling(let completions): return completions.head
+        case .finished(let env):
+            guard env.response != nil else { return nil }
+            var head = env
+            head.response?.body = Data()
+            head.phase = .request
+            return head
+        }
+    }
+
+    /// Takes the waiting lists out, leaving them empty.
+    mutating func takeWaiting() -> Waiting {
+        defer {
+            subscribers = []
+            headWaiters = []
+            finishWaiters = []
+        }
+        return Waiting(subscribers: subscribers, headWaiters: headWaiters, finishWaiters: finishWaiters)
+    }
 }
 
 extension Response {
@@ -86,7 +116,6 @@ extension Response {
             let waiters = state.withLock { state -> [@Sendable (Result<Env, FaradayError>) -> Void]? in
                 guard case .starting = state.phase else { return nil }
                 state.phase = .ready(completions)
-                state.head = completions.head
                 defer { state.headWaiters = [] }
                 return state.headWaiters
             }
@@ -144,15 +173,11 @@ extension Response {
     func finish(_ env: Env) {
         var env = env
         if env.error != nil { env.response?.body = Data() }
-        let taken = state.withLock { [env] state -> CallState? in
+        let taken = state.withLock { [env] state -> CallState.Waiting? in
             if case .finished = state.phase { return nil }
-            let taken = state
             state.phase = .finished(env)
-            state.subscribers = []
-            state.headWaiters = []
-            state.finishWaiters = []
             state.driver = nil
-            return taken
+            return state.takeWaiting()
         }
         guard let taken else { return }
         if let error = env.error {

@@ -25,11 +25,11 @@ extension Completions {
         private var nextIndex = 0
 
         init(body: Body, transforms: [any BodyTransform], head: Env) {
-            let options = head.request.options
+            let streaming = head.request.options.streaming
             let chunks: ByteStream
             switch body {
             case .whole(let data):
-                guard options.streaming != nil else {
+                guard streaming != nil else {
                     source = .whole(data, transforms)
                     return
                 }
@@ -42,7 +42,7 @@ extension Completions {
             source = .frames(
                 FrameReader(
                     chunks: transformed,
-                    streaming: options.streaming ?? .chunks,
+                    streaming: streaming ?? .chunks,
                     cancellation: head.cancellation
                 )
             )

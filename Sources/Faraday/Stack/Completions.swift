@@ -50,6 +50,16 @@ public struct Completions: @unchecked Sendable {
         var hooks: [Hook] = []
         var reader: Reader?
         var isEnded = false
+
+        /// The reader (made on the first pull) and the head to make the next completion from.
+        mutating func takeReader() -> (Reader, Env)? {
+            guard !isEnded else { return nil }
+            if let reader {
+                self.reader = nil
+                return (reader, head)
+            }
+            return (Reader(body: body, transforms: transforms, head: head), head)
+        }
     }
 
     /// The bytes of the response as the adapter hands them over.
@@ -170,37 +180,38 @@ public struct Completions: @unchecked Sendable {
     /// The next completion with every hook run on it; `nil` once the completions have ended.
     /// One consumer pulls at a time.
     func next() async throws(FaradayError) -> Env? {
-        guard var reader = takeReader() else { return nil }
-        let head = storage.withLock { $0.head }
-        var env = head
+        guard var (reader, env) = storage.withLock({ $0.takeReader() }) else { return nil }
         do {
             try await reader.next(into: &env)
         } catch {
             guard let (hooks, body, _) = end() else { return nil }
             body.stop?()
-            throw Self.fail(
-                FaradayError.wrapping(error, request: env.request),
-                env: Self.failureEnv(head),
-                hooks: hooks[...]
-            )
+            var failed = env
+            failed.phase = .final
+            throw Self.fail(FaradayError.wrapping(error, request: env.request), env: failed, hooks: hooks[...])
         }
-        let (hooks, isEnded) = storage.withLock { state in
-            if !state.isEnded { state.reader = reader }
-            return (state.hooks, state.isEnded)
+        // The final completion ends the completions now: its hooks deliver every layer's end.
+        let isFinal = env.isFinal
+        let hooks = storage.withLock { state -> [Hook]? in
+            guard !state.isEnded else { return nil }  // discarded or cancelled while pulling
+            if isFinal { state.isEnded = true } else { state.reader = reader }
+            return state.hooks
         }
-        if isEnded { return nil }  // discarded or cancelled from outside while pulling
+        guard let hooks else { return nil }
         for index in hooks.indices {
             do {
                 try hooks[index].complete(&env)
             } catch {
-                guard let (hooks, body, _) = end() else { return nil }
-                body.stop?()
-                // On the final completion the layers below have seen their end already.
-                let from = env.isFinal ? index : hooks.startIndex
+                // On a frame, the completions end here; on the final completion they have, and
+                // the layers below this one have seen their end already.
+                if !isFinal {
+                    guard let (_, body, _) = end() else { return nil }
+                    body.stop?()
+                }
+                let from = isFinal ? index : hooks.startIndex
                 throw Self.fail(FaradayError.wrapping(error, request: env.request), env: env, hooks: hooks[from...])
             }
         }
-        if env.isFinal { _ = end() }
         return env
     }
 
@@ -210,17 +221,6 @@ public struct Completions: @unchecked Sendable {
         guard let (hooks, body, head) = end() else { return }
         body.stop?()
         Self.fail(error, env: Self.failureEnv(head), hooks: hooks[...])
-    }
-
-    private func takeReader() -> Reader? {
-        storage.withLock { state -> Reader? in
-            guard !state.isEnded else { return nil }
-            if let reader = state.reader {
-                state.reader = nil
-                return reader
-            }
-            return Reader(body: state.body, transforms: state.transforms, head: state.head)
-        }
     }
 
     /// Runs the error hooks innermost first, each seeing the error as the layers below left it.

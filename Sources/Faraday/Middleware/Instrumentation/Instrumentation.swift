@@ -29,29 +29,29 @@ public struct Instrumentation: Middleware {
         public func build(app: any App) -> any App { Instrumentation(app: app, handler: self) }
     }
 
-    public func call(_ env: Env) async throws -> Completions {
+    public func onRequest(_ env: inout Env) async throws {
         let events = CallEvents(request: env.request, monitors: handler.monitors)
-        var env = env
         env[CallEventsKey.self] = events
         events.emit { $0.callStarted($1) }
-        do {
-            let completions = try await app.call(env)
-            if let head = completions.head.response {
-                events.emit {
-                    $0.responseHeadReceived($1, response: ResponseData(status: head.status, headers: head.headers))
-                }
+    }
+
+    /// Reports the head as soon as it is known.
+    public func call(_ env: Env) async throws -> Completions {
+        let completions = try await app.call(env)
+        if let head = completions.head.response, let events = env.events {
+            events.emit {
+                $0.responseHeadReceived($1, response: ResponseData(status: head.status, headers: head.headers))
             }
-            return completions.onComplete { env in
-                Self.report(env, events)
-            }.mapErrors { error in
-                events.emit { $0.callFailed($1, error: error) }
-                return error
-            }
-        } catch {
-            let failure = FaradayError.wrapping(error, request: env.request)
-            events.emit { $0.callFailed($1, error: failure) }
-            throw failure
         }
+        return completions
+    }
+
+    public func onComplete(_ env: inout Env) throws {
+        if let events = env.events { Self.report(env, events) }
+    }
+
+    public func onError(_ error: FaradayError, env: Env) {
+        env.events?.emit { $0.callFailed($1, error: error) }
     }
 }
 

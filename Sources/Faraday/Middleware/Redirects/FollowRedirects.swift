@@ -84,8 +84,8 @@ public struct FollowRedirects: Middleware {
             guard let status = completions.head.status?.code, Self.redirectStatuses.contains(status),
                 let location = completions.head.response?.headers[.location]
             else {
-                let chain = history
-                return completions.onComplete { $0[RedirectsKey.self] = chain }
+                completions.head[RedirectsKey.self] = history
+                return completions
             }
             completions.discard()
             let next = try nextRequest(after: request, status: status, location: location, history: history)
