@@ -14,7 +14,7 @@ func stackBenchmarks() {
                 blackHole(try await connection.get("items/1").value)
             }
         } setup: {
-            try makeConnection(stack.handlers)
+            try BenchmarkStack.connection(stack.handlers)
         }
     }
     for (name, handler) in BenchmarkStack.namedSix {
@@ -23,20 +23,7 @@ func stackBenchmarks() {
                 blackHole(try await connection.get("items/1").value)
             }
         } setup: {
-            try makeConnection([handler])
+            try BenchmarkStack.connection([handler])
         }
     }
-}
-
-private func makeConnection(_ handlers: [any Handler]) throws -> Connection {
-    let adapter = TestAdapter()
-    var headers = HTTPFields()
-    headers[.contentType] = "application/json"
-    headers[.setCookie] = "session=abc123; Path=/; HttpOnly"  // as the loopback suite's server sends
-    adapter.stub(.get, .path("/items/1"), response: StubResponse(headers: headers, body: #"{"id":1,"name":"widget"}"#))
-    let connection = try Connection(url: "https://api.example.com") { builder in
-        for handler in handlers { builder.use(handler) }
-        builder.adapter = adapter
-    }
-    return connection
 }

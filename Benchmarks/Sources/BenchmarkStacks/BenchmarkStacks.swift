@@ -1,4 +1,5 @@
 import Faraday
+import HTTPTypes
 import Logging
 
 /// The middleware stacks the benchmarks measure, the same in the micro and the loopback suites.
@@ -45,6 +46,24 @@ public enum BenchmarkStack: String, CaseIterable, Sendable {
             ("Cookies", Cookies.Handler(jar: CookieJar())),
             ("Instrumentation", Instrumentation.Handler(monitors: [SilentMonitor()])),
         ]
+    }
+
+    /// A connection with `handlers` on a TestAdapter whose stub answers `GET items/1` as the
+    /// loopback suite's server does: a small JSON document and a cookie.
+    public static func connection(_ handlers: [any Handler]) throws -> Connection {
+        let adapter = TestAdapter()
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.setCookie] = "session=abc123; Path=/; HttpOnly"
+        adapter.stub(
+            .get,
+            .path("/items/1"),
+            response: StubResponse(headers: headers, body: #"{"id":1,"name":"widget"}"#)
+        )
+        return try Connection(url: "https://api.example.com") { builder in
+            for handler in handlers { builder.use(handler) }
+            builder.adapter = adapter
+        }
     }
 
     /// Adds the handlers to a connection's builder.

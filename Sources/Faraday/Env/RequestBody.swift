@@ -194,7 +194,8 @@ private struct EmptyChunks: AsyncSequence, Sendable {
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
 }
 
-private struct SingleChunk: AsyncSequence, Sendable {
+/// Bytes as a stream of one chunk (none when empty).
+struct SingleChunk: AsyncSequence, Sendable {
     let data: Data
     struct AsyncIterator: AsyncIteratorProtocol {
         var data: Data?

@@ -33,7 +33,7 @@ extension Completions {
                     source = .whole(data, transforms)
                     return
                 }
-                chunks = ByteStream(OneChunk(data: data))
+                chunks = ByteStream(SingleChunk(data: data))
             case .stream(let stream, _):
                 chunks = stream
             }
@@ -78,21 +78,6 @@ extension Completions {
             }
         }
     }
-}
-
-/// A whole body as a stream of one chunk, for a buffered response the request asked to stream.
-private struct OneChunk: AsyncSequence, Sendable {
-    let data: Data
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var data: Data?
-        mutating func next() async throws -> Data? {
-            defer { data = nil }
-            return data
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(data: data.isEmpty ? nil : data) }
 }
 
 /// The chunks of a body through a chain of transforms.
