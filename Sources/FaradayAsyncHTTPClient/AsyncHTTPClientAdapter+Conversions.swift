@@ -18,6 +18,10 @@ extension AsyncHTTPClientAdapter {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
         request.headers.forEachJoiningCookies { headers.add(name: $0.name.rawName, value: $0.value) }
+        // What URLSessionAdapter's platform sends when the request names none, so that both adapters
+        // put the same fields on the wire: any media type, and the body as it is.
+        if request.headers[.accept] == nil { headers.add(name: "Accept", value: "*/*") }
+        if request.headers[.acceptEncoding] == nil { headers.add(name: "Accept-Encoding", value: "identity") }
 
         let body: HTTPClient.Body?
         if let bytes = request.body.bytes, bytes.isEmpty {

@@ -7,7 +7,8 @@ enum Next { case keepAlive, close }
 
 /// The routes of ``TestServer``; see the list in `TestServer+Routes.md` terms below.
 ///
-/// - `/echo` (any method): JSON with the method, URI, path, query, headers in order, body and its length.
+/// - `/echo` (any method): JSON with the method, URI, path, query, headers in order, body and its
+///   length; for HEAD, the headers as JSON in the `X-Received-Headers` response header.
 /// - `/echo/body`: the request body back, verbatim.
 /// - `/upload`: counts a streamed body without keeping it: `{"bytes":N,"fnv1a":H}`.
 /// - `/multipart`: reads a `multipart/form-data` body as it streams and answers a summary of its
@@ -40,6 +41,8 @@ enum Next { case keepAlive, close }
 /// - `/protected`: 200 for `Authorization: Bearer fresh-token`, else 401 with `WWW-Authenticate`.
 /// - `POST /oauth/token`: a new token, `{"access_token":"fresh-token","expires_in":3600}`.
 /// - `/hal/…`: a small HAL API (see `HALRoutes`).
+/// - `/challenge/…`, `/cookies/set`: authentication challenges and `Set-Cookie` fields as
+///   production servers send them (see `ServerLikeRoutes`).
 /// - `/fault/reset-before-head`, `/fault/reset-mid-body`, `/fault/truncated-chunked`,
 ///   `/fault/short-body`, `/fault/garbage`, `/fault/invalid-status`, `/fault/never`,
 ///   `/fault/huge-header` (1 MiB), `/fault/non-utf8-header` (Latin-1 and invalid bytes, then a
@@ -223,6 +226,9 @@ enum Routes {
                 try await writer.body(ByteBuffer(string: "."))
             }
         case ("fault", let kind?): return try await fault(kind, writer)
+        case ("challenge", let scheme?): try await ServerLikeRoutes.challenge(scheme, request, writer)
+        case ("cookies", "set"?): try await ServerLikeRoutes.cookies(writer)
+        case ("cached", nil): try await ServerLikeRoutes.cached(request, writer)
         case ("hal", _): try await HALRoutes.respond(to: request, with: writer)
         default:
             try await writer.respond(404, text: "no route for \(request.path)")
@@ -251,7 +257,14 @@ enum Routes {
             bodyLength: request.bodyLength
         )
         let json = try JSONEncoder().encode(reply)
-        try await writer.respond(200, headers: [("content-type", "application/json")], body: ByteBuffer(bytes: json))
+        var headers = [("content-type", "application/json")]
+        if request.head.method == .HEAD {
+            // The headers again as a response header: the answer to a HEAD request has no body.
+            headers.append(
+                ("x-received-headers", String(decoding: try JSONEncoder().encode(reply.headers), as: UTF8.self))
+            )
+        }
+        try await writer.respond(200, headers: headers, body: ByteBuffer(bytes: json))
         return .keepAlive
     }
 

@@ -71,7 +71,7 @@ import Testing
         #expect(try await sent(.json(Note(text: "hi"))) == #"application/json|{"text":"hi"}"#)
         #expect(try await sent(.form(["q": "a b"])) == "application/x-www-form-urlencoded|q=a+b")
         #expect(try await sent(.text("hi")) == "text/plain; charset=utf-8|hi")
-        #expect(try await sent(.bytes(Data("raw".utf8))) == "-|raw")
+        #expect(try await sent(.bytes(Data("raw".utf8))) == "application/octet-stream|raw")
         #expect(try await sent(.bytes(Data([0x42]), contentType: "image/png")) == "image/png|B")
         #expect(try await sent(.propertyList(Note(text: "hi"))).hasPrefix("application/x-plist|<?xml"))
         #expect(try await sent(.multipart([.text("a", "1")])).hasPrefix("multipart/form-data; boundary="))

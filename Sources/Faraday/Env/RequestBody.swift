@@ -209,10 +209,13 @@ struct SingleChunk: AsyncSequence, Sendable {
 
 extension Request {
     /// `true` when the body needs ``encodePendingBody()`` before an adapter sends it.
-    var hasPendingBody: Bool { body.value != nil || body.contentType != nil }
+    var hasPendingBody: Bool {
+        body.value != nil || body.contentType != nil || (!body.isEmpty && headers[.contentType] == nil)
+    }
 
     /// Readies the body for an adapter: a value that no middleware encoded is encoded by its
-    /// default encoding, and the body's content type is set when the request has none.
+    /// default encoding, and the body's content type (`application/octet-stream` for bytes of
+    /// no declared type) is set when the request has none.
     mutating func encodePendingBody() throws(FaradayError) {
         if let value = body.value {
             guard let encode = body.defaultEncoding else {
@@ -237,8 +240,10 @@ extension Request {
                 throw failure
             }
         }
-        if let contentType = body.contentType, headers[.contentType] == nil, !body.isEmpty {
-            headers[.contentType] = contentType
+        // Bytes that say nothing of their type are sent as bytes (RFC 9110 §8.3), by every adapter:
+        // URLSession would otherwise call them a form.
+        if headers[.contentType] == nil, !body.isEmpty {
+            headers[.contentType] = body.contentType ?? "application/octet-stream"
         }
     }
 }

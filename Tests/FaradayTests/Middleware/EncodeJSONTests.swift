@@ -52,7 +52,7 @@ import Testing
             StubResponse(body: env.request.headers[.contentType] ?? "none")
         }
         let env = try await connection(stubs).post("x", body: .bytes(Data("plain".utf8))).value
-        #expect(env.response?.text == "none")
+        #expect(env.response?.text == "application/octet-stream", "untouched by the JSON encoder")
     }
 
     @Test func anUnencodableValueFailsBeforeSending() async throws {

@@ -7,6 +7,10 @@ import FoundationNetworking
 extension URLSessionAdapter {
     /// The sessions' delegate: routes each callback to the bridge of its task. Tasks are told
     /// apart by identity: their identifiers are only unique within one session.
+    ///
+    /// The methods' signatures are the SDK's, word for word (completion handlers `@Sendable`):
+    /// an Objective-C delegate method whose signature differs is silently never called, and
+    /// URLSession would then follow redirects or answer challenges on its own.
     final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
         private let bridges = Locked<[ObjectIdentifier: URLSessionTaskBridge]>([:])
 
@@ -22,7 +26,7 @@ extension URLSessionAdapter {
             _ session: URLSession,
             dataTask: URLSessionDataTask,
             didReceive response: URLResponse,
-            completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
         ) {
             guard let http = response as? HTTPURLResponse else {
                 bridge(dataTask)?.fail(FaradayError(.invalidResponse, "The response is not an HTTP response."))
@@ -48,10 +52,39 @@ extension URLSessionAdapter {
             task: URLSessionTask,
             willPerformHTTPRedirection response: HTTPURLResponse,
             newRequest request: URLRequest,
-            completionHandler: @escaping (URLRequest?) -> Void
+            completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
             // Redirects are a middleware's job: hand the 3xx response up the stack.
             completionHandler(nil)
+        }
+
+        /// Authentication is a middleware's job: a challenge comes back up as the 401 or 407
+        /// response it is. (Server trust, on Apple platforms, is evaluated against the request's
+        /// TLS options and pins.)
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            #if canImport(Security) && canImport(CryptoKit)
+            if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
+                return evaluateServerTrust(challenge, task: task, completionHandler: completionHandler)
+            }
+            // With no credential storage, the default handling delivers the response as it came.
+            completionHandler(.performDefaultHandling, nil)
+            #else
+            // FoundationNetworking waits forever for a credential it has no way to find, and has
+            // already taken the response's body: hand the status and headers up as the response,
+            // with an empty body, and stop the task.
+            if let response = challenge.failureResponse as? HTTPURLResponse,
+                let bridge = bridges.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) })
+            {
+                bridge.didReceive(response: response)
+                bridge.didComplete(error: nil)
+            }
+            completionHandler(.cancelAuthenticationChallenge, nil)
+            #endif
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -4,16 +4,13 @@ import Foundation
 import Security
 
 extension URLSessionAdapter.Delegate {
-    /// Applies the request's trust roots, verification and pins to the server-trust challenge.
-    func urlSession(
-        _ session: URLSession,
+    /// Applies the request's trust roots, verification and pins to a server-trust challenge.
+    func evaluateServerTrust(
+        _ challenge: URLAuthenticationChallenge,
         task: URLSessionTask,
-        didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
-            let trust = challenge.protectionSpace.serverTrust, let bridge = bridge(task)
-        else {
+        guard let trust = challenge.protectionSpace.serverTrust, let bridge = bridge(task) else {
             completionHandler(.performDefaultHandling, nil)
             return
         }

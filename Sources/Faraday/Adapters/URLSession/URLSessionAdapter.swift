@@ -40,10 +40,26 @@ public final class URLSessionAdapter: Adapter {
     }
 
     /// Creates an adapter with its own session built from `configuration`.
+    ///
+    /// The adapter keeps no state of its own, whatever `configuration` says: no cookie store, no
+    /// URL cache, no credential store (cookies, caching and credentials are the stack's jobs, and
+    /// ``Connection/reset()`` clears them there).
     public init(configuration: URLSessionConfiguration = .ephemeral) {
         let delegate = Delegate()
         self.delegate = delegate
-        self.session = Self.makeSession(configuration, delegate: delegate)
+        self.session = Self.makeSession(Self.stateless(configuration), delegate: delegate)
+    }
+
+    /// A copy of `configuration` with every store of URLSession's own turned off.
+    private static func stateless(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        let copy = configuration.copy() as? URLSessionConfiguration ?? .ephemeral
+        copy.httpCookieStorage = nil
+        copy.httpShouldSetCookies = false
+        copy.httpCookieAcceptPolicy = .never
+        copy.urlCache = nil
+        copy.requestCachePolicy = .reloadIgnoringLocalCacheData
+        copy.urlCredentialStorage = nil
+        return copy
     }
 
     deinit {
@@ -91,6 +107,11 @@ public final class URLSessionAdapter: Adapter {
         // The bridge enforces the read timeout; URLSession's own one only as a backstop.
         if let readTimeout = options.readTimeout { urlRequest.timeoutInterval = max(60, readTimeout.timeInterval + 1) }
         request.headers.forEachJoiningCookies { urlRequest.addValue($0.value, forHTTPHeaderField: $0.name.rawName) }
+        // Ask for the body as it is unless a middleware asks for more: URLSession would otherwise
+        // ask for (and decode) gzip, deflate, br and zstd on its own.
+        if request.headers[.acceptEncoding] == nil {
+            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
 
         let streams = options.streaming != nil
         let task: URLSessionTask
