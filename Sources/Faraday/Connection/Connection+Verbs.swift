@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 
 extension Connection {
@@ -87,5 +88,28 @@ extension Connection {
         configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
         run(method: .patch, path, params: params, headers: headers, body: body, configure: configure)
+    }
+}
+
+extension Connection {
+    /// Starts a request whose method is given as a string token (`"PURGE"`).
+    ///
+    /// An invalid method token gives a handle that fails with ``FaradayError/Code/invalidMethod``.
+    public func run(
+        method: String,
+        _ path: String = "",
+        params: Params = Params(),
+        headers: HTTPFields = HTTPFields(),
+        body: RequestBody = .empty,
+        configure: ((inout Request) throws -> Void)? = nil
+    ) -> Response {
+        guard let parsed = HTTPRequest.Method(method) else {
+            let request = Request(method: .get, url: url ?? URL(filePath: "/"))
+            return Response(
+                request: request,
+                failure: FaradayError(.invalidMethod, "\(method.debugDescription) is not a valid HTTP method token.")
+            )
+        }
+        return run(method: parsed, path, params: params, headers: headers, body: body, configure: configure)
     }
 }

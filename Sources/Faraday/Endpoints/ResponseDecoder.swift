@@ -28,12 +28,9 @@ public struct ResponseDecoder<Resource: Sendable>: Sendable {
         } catch let error as FaradayError {
             throw error.attaching(env.request)
         } catch {
-            throw FaradayError(
-                .parsingFailed,
-                "The response body could not be decoded as \(Resource.self): \(error)",
-                method: env.request.method,
-                url: env.request.url,
-                response: env.response,
+            throw .parsingFailed(
+                "The response body could not be decoded as \(Resource.self)",
+                env: env,
                 underlying: error
             )
         }

@@ -13,5 +13,4 @@ struct Extensions: Sendable {
         }
     }
 
-    var isEmpty: Bool { values.isEmpty }
 }

@@ -88,6 +88,19 @@ public struct FaradayError: Error, Sendable, CustomStringConvertible {
         return copy
     }
 
+    /// A ``Code/parsingFailed`` error for the body of `env`'s response, carrying the response
+    /// and the decoder's own error.
+    static func parsingFailed(_ message: String, env: Env, underlying: any Error) -> FaradayError {
+        FaradayError(
+            .parsingFailed,
+            "\(message): \(underlying)",
+            method: env.request.method,
+            url: env.request.url,
+            response: env.response,
+            underlying: underlying
+        )
+    }
+
     /// Wraps any error as a `FaradayError`, mapping `CancellationError` to ``Code/cancelled``.
     static func wrapping(_ error: any Error, request: Request? = nil) -> FaradayError {
         let wrapped: FaradayError

@@ -58,14 +58,7 @@ public struct DecodeJSON: Middleware {
         do {
             env[DecodedJSONKey.self] = try handler.decoder.decodeJSONValue(from: response.body)
         } catch {
-            throw FaradayError(
-                .parsingFailed,
-                "The response body is not valid JSON: \(error)",
-                method: env.request.method,
-                url: env.request.url,
-                response: response,
-                underlying: error
-            )
+            throw FaradayError.parsingFailed("The response body is not valid JSON", env: env, underlying: error)
         }
     }
 }

@@ -17,14 +17,7 @@ extension Response {
         do {
             return try (decoder ?? env.jsonDecoder).decode(type, from: env.body)
         } catch {
-            throw FaradayError(
-                .parsingFailed,
-                "The response body could not be decoded as \(type): \(error)",
-                method: env.request.method,
-                url: env.request.url,
-                response: env.response,
-                underlying: error
-            )
+            throw .parsingFailed("The response body could not be decoded as \(type)", env: env, underlying: error)
         }
     }
 }
