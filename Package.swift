@@ -58,6 +58,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // The Public Suffix List's licence, beside the list compiled from it.
+            exclude: ["Middleware/Cookies/PublicSuffixData/LICENSE-MPL-2.0.txt"],
             swiftSettings: swiftSettings
         ),
         // HAL (application/hal+json): the model, its middleware and navigation by relation.
@@ -154,6 +156,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
+            // Test data read from its path: standards' own suites, with their licences.
+            exclude: ["Resources"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -51,6 +51,28 @@ import Testing
         #expect(try jar(["sid=1; \(attribute)"], from: origin).allCookies.isEmpty)
     }
 
+    @Test(arguments: [
+        ("Domain=com.", "https://evil.com./"), ("Domain=com.", "https://evil.com/"),
+        ("Domain=com", "https://evil.com./"), ("Domain=co.jp", "https://evil.co.jp/"),
+        ("Domain=gifu.jp", "https://evil.gifu.jp/"), ("Domain=s3.amazonaws.com.", "https://evil.s3.amazonaws.com/"),
+        ("Domain=anything.kawasaki.jp", "https://evil.anything.kawasaki.jp/"),
+    ])
+    func aTrailingDotOrALessKnownSuffixDoesNotGetPastThePublicSuffixRule(_ attribute: String, _ origin: String) throws {
+        let jar = try jar(["sid=1; \(attribute)"], from: origin)
+        #expect(try header(jar, "https://bank.com./") == nil)
+        #expect(try header(jar, "https://bank.com/") == nil)
+        #expect(try header(jar, "https://bank.co.jp/") == nil)
+        #expect(jar.allCookies.allSatisfy { !$0.domain.hasSuffix(".") })
+        #expect(jar.allCookies.allSatisfy { $0.isHostOnly })
+    }
+
+    @Test func aHostWithATrailingDotIsTheSameHost() throws {
+        let jar = try jar(["sid=1; Domain=example.com."], from: "https://www.example.com./")
+        #expect(jar.allCookies.first?.domain == "example.com")
+        #expect(try header(jar, "https://api.example.com/") == "sid=1")
+        #expect(try header(jar, "https://api.example.com./") == "sid=1")
+    }
+
     @Test func aPublicSuffixMaySetAHostOnlyCookieForItself() throws {
         let jar = try jar(["sid=1; Domain=github.io"], from: "https://github.io/")
         #expect(jar.allCookies.first?.isHostOnly == true)
@@ -150,6 +172,28 @@ import Testing
         #expect(try jar(["__Secure-a=1"], from: "https://example.com/").allCookies.isEmpty)
         #expect(try jar(["__Host-a=1; Secure; Domain=example.com"], from: "https://example.com/").allCookies.isEmpty)
         #expect(try jar(["__Host-a=1; Secure; Path=/"], from: "https://example.com/").allCookies.count == 1)
+    }
+
+    @Test(arguments: [
+        "sid=evil", "sid=evil; Path=/account", "sid=evil; Domain=example.com", "sid=evil; Max-Age=0",
+        "sid=evil; Expires=Wed, 21 Oct 2015 07:28:00 GMT",
+    ])
+    func plainHTTPCannotReplaceOrDeleteASecureCookie(_ attack: String) throws {
+        let jar = try jar(["sid=good; Secure; Domain=example.com"], from: "https://www.example.com/")
+        jar.store(setCookieHeaders: [attack], from: try url("http://www.example.com/account/login"), now: now)
+        #expect(try header(jar, "https://www.example.com/account/") == "sid=good")
+        #expect(jar.allCookies.count == 1)
+    }
+
+    @Test func plainHTTPMaySetOtherNamesAndHTTPSMayReplaceASecureCookie() throws {
+        let jar = try jar(["sid=good; Secure"], from: "https://example.com/")
+        jar.store(setCookieHeaders: ["theme=dark"], from: try url("http://example.com/"), now: now)
+        jar.store(setCookieHeaders: ["sid=new; Secure"], from: try url("https://example.com/"), now: now)
+        #expect(try header(jar, "https://example.com/") == "sid=new; theme=dark")
+        // A Secure cookie on another path that the new cookie's path does not fall under.
+        let scoped = try self.jar(["sid=good; Secure; Path=/admin"], from: "https://example.com/admin")
+        scoped.store(setCookieHeaders: ["sid=other"], from: try url("http://example.com/"), now: now)
+        #expect(try header(scoped, "http://example.com/") == "sid=other")
     }
 
     @Test func httpOnlyAndSameSiteAreKept() throws {

@@ -110,9 +110,9 @@ enum CookieRules {
         let path: String
 
         init?(_ url: URL) {
-            guard let host = url.host else { return nil }
+            guard let host = CookieRules.host(of: url) else { return nil }
             let scheme = url.scheme?.lowercasedASCII
-            self.host = host.lowercasedCheaply
+            self.host = host
             self.isSecure = scheme == "https" || scheme == "wss"
             self.path = CookieRules.requestPath(of: url)
         }
@@ -129,6 +129,15 @@ enum CookieRules {
             }
             return domains
         }
+    }
+
+    /// The host of `url` as cookies see it: lowercased, without IPv6 brackets or a trailing dot
+    /// (`bank.com.` is `bank.com`, so that `com.` is seen as the public suffix it is).
+    static func host(of url: URL) -> String? {
+        guard var host = url.host?.lowercasedCheaply else { return nil }
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.hasSuffix(".") { host.removeLast() }
+        return host.isEmpty ? nil : host
     }
 
     /// §5.1.3: `host` is `domain`, or ends with `.domain` and is not an IP address.

@@ -9,8 +9,9 @@ import Foundation
 /// ```
 ///
 /// It never sends a cookie to another domain, nor a `Secure` cookie over plain HTTP; it refuses
-/// cookies for public suffixes (``PublicSuffixList``), for another domain, and (for IP-address
-/// hosts) for anything but that address. `Max-Age` wins over `Expires`, and `Max-Age=0` deletes.
+/// cookies for public suffixes (``PublicSuffixList``, Mozilla's complete list), for another
+/// domain, and (for IP-address hosts) for anything but that address; a plain-HTTP answer cannot
+/// replace or delete a `Secure` cookie. `Max-Age` wins over `Expires`, and `Max-Age=0` deletes.
 /// A hostile server cannot grow it without bound: at most ``maximumCookiesPerDomain`` cookies a
 /// domain and ``maximumCookies`` in all, the oldest going first.
 public final class CookieJar: Resettable {
@@ -165,14 +166,32 @@ public final class CookieJar: Resettable {
     func store(_ headers: [String], from url: URL, now: Date, generation: Int?) {
         let outcomes = headers.map { SetCookie.parse($0, from: url, now: now, suffixes: suffixes) }
         guard outcomes.contains(where: { if case .ignore = $0 { false } else { true } }) else { return }
+        let isSecureOrigin = CookieRules.Target(url)?.isSecure ?? false
         change { state in
             guard generation == nil || generation == state.generation else { return }
             for outcome in outcomes {
                 switch outcome {
-                case .store(let cookie): Self.put(cookie, into: &state, now: now)
-                case .delete(let cookie): Self.remove(cookie, from: &state)
-                case .ignore: break
+                case .store(let cookie) where isSecureOrigin || !Self.shadowsSecureCookie(cookie, in: state):
+                    Self.put(cookie, into: &state, now: now)
+                case .delete(let cookie) where isSecureOrigin || !Self.shadowsSecureCookie(cookie, in: state):
+                    Self.remove(cookie, from: &state)
+                case .store, .delete, .ignore: break
                 }
+            }
+        }
+    }
+
+    /// RFC 6265bis §5.7, "leave secure cookies alone": a cookie from plain HTTP may neither
+    /// replace nor delete a `Secure` cookie of the same name whose domain matches its domain (or
+    /// the other way round) and whose path its path falls under. Otherwise a network attacker
+    /// could fix an HTTPS session by answering one plain request.
+    private static func shadowsSecureCookie(_ cookie: Cookie, in state: State) -> Bool {
+        state.domains.contains { domain, entries in
+            guard CookieRules.domainMatches(domain, cookie.domain) || CookieRules.domainMatches(cookie.domain, domain)
+            else { return false }
+            return entries.values.contains { entry in
+                entry.cookie.isSecure && entry.cookie.name == cookie.name
+                    && CookieRules.pathMatches(cookie.path, entry.cookie.path)
             }
         }
     }

@@ -55,8 +55,7 @@ enum SetCookie {
         guard !name.utf8.contains(where: isControl), !value.utf8.contains(where: isControl) else {
             return .ignore("control characters")
         }
-        guard let rawHost = url.host?.lowercasedCheaply, !rawHost.isEmpty else { return .ignore("no host") }
-        let host = rawHost.hasPrefix("[") && rawHost.hasSuffix("]") ? String(rawHost.dropFirst().dropLast()) : rawHost
+        guard let host = CookieRules.host(of: url) else { return .ignore("no host") }
         let scheme = url.scheme?.lowercasedASCII
         let isSecureOrigin = scheme == "https" || scheme == "wss"
 
@@ -128,8 +127,11 @@ enum SetCookie {
                     ? 0 : min(Double(digits) ?? SetCookie.maximumLifetime, SetCookie.maximumLifetime)
                 maxAge = seconds <= 0 ? Date.distantPast : now.addingTimeInterval(seconds)
             case "domain":
-                let domain = value.hasPrefix(".") ? String(value.dropFirst()) : value
-                if !domain.isEmpty { self.domain = domain.lowercasedCheaply }
+                // `.example.com` is `example.com`; `com.` is `com` (before the public-suffix check).
+                var domain = Substring(value)
+                if domain.hasPrefix(".") { domain = domain.dropFirst() }
+                if domain.hasSuffix(".") { domain = domain.dropLast() }
+                if !domain.isEmpty { self.domain = String(domain).lowercasedCheaply }
             case "path":
                 path = value.hasPrefix("/") ? value : nil
             case "secure": isSecure = true
