@@ -13,7 +13,9 @@ import Tracing
 /// The span is named after the method (`GET`), a child of the task's current `ServiceContext`,
 /// and carries the OpenTelemetry HTTP attributes (`http.request.method`, `url.full`,
 /// `server.address`, `server.port`, `http.response.status_code`). A 5xx status or a failure
-/// marks it as an error. The context is injected by the tracer's own propagation: with
+/// marks it as an error. `url.full` never carries credentials: as OpenTelemetry's conventions
+/// require, user info and credential query values (signatures and keys of signed URLs too) are
+/// recorded as `REDACTED` (``Handler/redaction``). The context is injected by the tracer's own propagation: with
 /// swift-otel that is the W3C `traceparent` header. A streamed response's span ends with its
 /// last frame; a call that fails or is abandoned ends it as an error.
 public struct TraceRequests: Middleware {
@@ -26,10 +28,13 @@ public struct TraceRequests: Middleware {
     public struct Handler: Faraday.Handler {
         /// The tracer; `nil` for the one bootstrapped in `InstrumentationSystem`.
         public var tracer: (any Tracer)?
+        /// What `url.full` hides; OpenTelemetry's `REDACTED` stands for each hidden value.
+        public var redaction: Redaction
 
         /// Creates the handler.
-        public init(tracer: (any Tracer)? = nil) {
+        public init(tracer: (any Tracer)? = nil, redaction: Redaction = Redaction(replacement: "REDACTED")) {
             self.tracer = tracer
+            self.redaction = redaction
         }
 
         public func build(app: any App) -> any App { TraceRequests(app: app, handler: self) }
@@ -44,7 +49,7 @@ public struct TraceRequests: Middleware {
             ofKind: .client
         )
         span.attributes["http.request.method"] = env.request.method.rawValue
-        span.attributes["url.full"] = url.absoluteString
+        span.attributes["url.full"] = handler.redaction.redacting(url)
         if let host = url.host { span.attributes["server.address"] = host }
         if let port = url.port ?? (url.scheme == "https" ? 443 : url.scheme == "http" ? 80 : nil) {
             span.attributes["server.port"] = port

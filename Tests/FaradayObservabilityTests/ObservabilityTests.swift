@@ -31,6 +31,29 @@ import Tracing
         #expect(traceID == span.spanContext.traceID, "the server received the trace")
     }
 
+    @Test func urlFullCarriesNoCredentialsAsOpenTelemetryRequires() async throws {
+        let tracer = InMemoryTracer()
+        let stubs = TestAdapter()
+        stubs.get("https://ada:pw@api.example.com/v1/files") { _, _ in StubResponse() }
+        let connection = try Connection(url: "https://ada:pw@api.example.com/v1") { builder in
+            builder.use(TraceRequests.Handler(tracer: tracer))
+            builder.adapter = stubs
+        }
+        _ = try await connection.get(
+            "files",
+            params: ["access_token": "t0k", "X-Amz-Signature": "s1g", "page": "2"]
+        ).value
+        let span = try #require(tracer.finishedSpans.first)
+        guard case .string(let full) = span.attributes["url.full"]?.toSpanAttribute() else {
+            Issue.record("url.full is not recorded as a string")
+            return
+        }
+        #expect(full.hasPrefix("https://REDACTED:REDACTED@api.example.com/v1/files?"))
+        for secret in ["ada", "pw@", "t0k", "s1g"] { #expect(!full.contains(secret), "\(full)") }
+        #expect(full.contains("access_token=REDACTED") && full.contains("X-Amz-Signature=REDACTED"))
+        #expect(full.contains("page=2"))
+    }
+
     @Test func aParentSpanIsContinued() async throws {
         let tracer = InMemoryTracer()
         let stubs = TestAdapter()

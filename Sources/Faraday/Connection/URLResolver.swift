@@ -54,7 +54,7 @@ enum URLResolver {
         if path.hasPrefix("//") {
             throw FaradayError(
                 .invalidURL,
-                "The path \(path.debugDescription) would switch to another host; pass a full URL (https://…) to call another host."
+                "The path \(redacted(path)) would switch to another host; pass a full URL (https://…) to call another host."
             )
         }
         let withoutFragment = path[..<(path.utf8.firstIndex(of: UInt8(ascii: "#")) ?? path.endIndex)]
@@ -69,7 +69,7 @@ enum URLResolver {
                 throw FaradayError(.invalidURL, "Only http and https URLs can be requested, not \(scheme):.")
             }
             guard let url = URL(string: escape(pathPart, allowed: urlAllowed)), url.host?.isEmpty == false else {
-                throw FaradayError(.invalidURL, "\(path.debugDescription) is not a valid URL.")
+                throw FaradayError(.invalidURL, "\(redacted(path)) is not a valid URL.")
             }
             return (url, query)
         }
@@ -77,11 +77,11 @@ enum URLResolver {
         guard let base else {
             throw FaradayError(
                 .invalidURL,
-                "The path \(path.debugDescription) is relative and the connection has no base URL."
+                "The path \(redacted(path)) is relative and the connection has no base URL."
             )
         }
         guard let origin = base.origin else {
-            throw FaradayError(.invalidURL, "The base URL \(base.url) is not valid.")
+            throw FaradayError(.invalidURL, "The base URL \(Redaction().redacting(base.url)) is not valid.")
         }
         // Most paths need no escaping; checking that costs far less than escaping.
         let escapedPath = pathPart.utf8.allSatisfy(isPathByte) ? pathPart : escape(pathPart, allowed: pathAllowed)
@@ -99,10 +99,15 @@ enum URLResolver {
         guard let url = URL(string: origin + fullPath) else {
             throw FaradayError(
                 .invalidURL,
-                "The path \(path.debugDescription) does not make a valid URL with \(base.url)."
+                "The path \(redacted(path)) does not make a valid URL with \(Redaction().redacting(base.url))."
             )
         }
         return (url, query)
+    }
+
+    /// A path or URL for an error message: quoted, user info and credential query values hidden.
+    private static func redacted(_ text: String) -> String {
+        Redaction().redacting(urlText: text).debugDescription
     }
 
     /// A byte a path may hold as it is (RFC 3986 `pchar` and `/`, without `%`).
@@ -127,7 +132,7 @@ enum URLResolver {
         guard let scheme = schemeOf(string), scheme == "http" || scheme == "https",
             let url = URL(string: escape(string, allowed: urlAllowed)), url.host?.isEmpty == false
         else {
-            throw FaradayError(.invalidURL, "\(string.debugDescription) is not a valid http or https base URL.")
+            throw FaradayError(.invalidURL, "\(redacted(string)) is not a valid http or https base URL.")
         }
         return url
     }

@@ -1,13 +1,16 @@
 import Foundation
 import HTTPTypes
 
-/// What ``HTTPLogger`` and ``Request/curlCommand(redacting:)`` hide: header values, query
-/// values and body fields whose names match, replaced by ``placeholder``.
+/// What ``HTTPLogger``, ``Request/curlCommand(redacting:)``, error descriptions and tracing
+/// spans hide: header values, query values and body fields whose names match, and a URL's user
+/// info, replaced by ``replacement``.
 ///
-/// Names match case-insensitively; a `*` matches any run of characters (`x-api-*`, `*token*`).
-/// The defaults hide credentials and session cookies; add your own names to the lists.
+/// Names match case-insensitively; a `*` matches any run of characters (`x-api-*`, `*token*`);
+/// a bracketed name (`user[password]`) matches by its innermost name as well. The defaults hide
+/// credentials, API-key headers, signed-URL signatures and session cookies; add your own names
+/// to the lists.
 public struct Redaction: Sendable {
-    /// The text shown instead of a secret.
+    /// The text shown instead of a secret, unless ``replacement`` says otherwise.
     public static let placeholder = "[REDACTED]"
 
     /// Header names whose values are hidden.
@@ -16,23 +19,38 @@ public struct Redaction: Sendable {
     public var queryKeys: [String]
     /// JSON and form body fields whose values are hidden, at any depth.
     public var bodyFields: [String]
+    /// The text that stands for a hidden value (``placeholder`` by default; tracing uses
+    /// OpenTelemetry's `REDACTED`).
+    public var replacement: String
 
-    /// Creates a redaction; the defaults hide `Authorization`, `Proxy-Authorization`, `Cookie`,
-    /// `Set-Cookie`, and common credential parameters and fields.
+    /// Creates a redaction; the defaults hide ``credentialHeaders``, and
+    /// ``credentialNames`` as query parameters and body fields.
     public init(
-        headers: [String] = ["authorization", "proxy-authorization", "cookie", "set-cookie"],
+        headers: [String] = Redaction.credentialHeaders,
         queryKeys: [String] = Redaction.credentialNames,
-        bodyFields: [String] = Redaction.credentialNames
+        bodyFields: [String] = Redaction.credentialNames,
+        replacement: String = Redaction.placeholder
     ) {
         self.headers = headers
         self.queryKeys = queryKeys
         self.bodyFields = bodyFields
+        self.replacement = replacement
     }
 
-    /// Names of parameters and fields that usually carry credentials.
+    /// Header fields that carry credentials: `Authorization`, cookies, and the API-key and token
+    /// headers of common services (`X-Api-Key`, `X-Auth-Token`, `Api-Key`, `Private-Token`…).
+    public static let credentialHeaders = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "apikey",
+        "x-auth-token", "x-access-token", "x-amz-security-token", "x-goog-api-key", "ocp-apim-subscription-key",
+        "private-token", "x-vault-token", "x-csrf-token", "x-xsrf-token",
+    ]
+
+    /// Names of parameters and fields that usually carry credentials, signed URLs' signatures
+    /// and keys among them (`X-Amz-Signature`, `sig`, `AWSAccessKeyId`).
     public static let credentialNames = [
         "password", "passwd", "secret", "client_secret", "access_token", "refresh_token", "id_token", "token",
-        "api_key", "apikey",
+        "api_key", "apikey", "api-key", "signature", "sig", "x-amz-signature", "x-amz-credential",
+        "x-amz-security-token", "awsaccesskeyid", "x-goog-signature", "x-goog-credential",
     ]
 
     /// Nothing hidden (for tests of your own redaction rules; never for production logs).
@@ -44,42 +62,71 @@ public struct Redaction: Sendable {
     func redact(_ fields: HTTPFields) -> HTTPFields {
         var redacted = HTTPFields()
         for field in fields {
-            let value = Self.matches(field.name.rawName, headers) ? Self.placeholder : field.value
+            let value = Self.matches(field.name.rawName, headers) ? replacement : field.value
             redacted.append(HTTPField(name: field.name, value: value))
         }
         return redacted
     }
 
-    /// The URL as text with hidden query values and no password in its user info. (Text for a
-    /// log, not a URL: the placeholder is not percent-encoded.)
-    func redact(_ url: URL) -> String {
-        var text = url.absoluteString
-        if let password = Self.password(of: url), let range = text.range(of: ":" + password + "@") {
-            text.replaceSubrange(range, with: ":" + Self.placeholder + "@")
+    /// The URL as text with its user info and credential query values hidden. (Text for a log,
+    /// not a URL: the replacement is not percent-encoded.)
+    public func redacting(_ url: URL) -> String { redacting(urlText: url.absoluteString) }
+
+    /// A URL written as text (a `Location` value, say), redacted as ``redacting(_:)`` does; text
+    /// that is not a URL passes through its query rule only.
+    public func redacting(urlText text: String) -> String {
+        var text = text
+        if let userInfo = Self.userInfoRange(in: text) {
+            let hidden = text[userInfo].contains(":") ? "\(replacement):\(replacement)" : replacement
+            text.replaceSubrange(userInfo, with: hidden)
         }
         guard let questionMark = text.firstIndex(of: "?") else { return text }
         let fragmentStart = text[questionMark...].firstIndex(of: "#") ?? text.endIndex
         let query = text[text.index(after: questionMark)..<fragmentStart]
         let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             let name = pair.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-            let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
-            return Self.matches(decoded, queryKeys) ? "\(name)=\(Self.placeholder)" : String(pair)
+            return matchesField(name, queryKeys) ? "\(name)=\(replacement)" : String(pair)
         }.joined(separator: "&")
         return String(text[...questionMark]) + redacted + String(text[fragmentStart...])
     }
 
-    /// `text` with every appearance of `url` redacted, and its password hidden wherever it is.
+    /// `text` with every appearance of `url` redacted, and its user info hidden wherever it is.
     func scrub(_ text: String, of url: URL) -> String {
-        var text = text.replacingOccurrences(of: url.absoluteString, with: redact(url))
-        if let password = Self.password(of: url), !password.isEmpty {
-            text = text.replacingOccurrences(of: ":" + password + "@", with: ":" + Self.placeholder + "@")
+        let absolute = url.absoluteString
+        var text = text.replacingOccurrences(of: absolute, with: redacting(url))
+        if let userInfo = Self.userInfoRange(in: absolute) {
+            let secret = String(absolute[userInfo]) + "@"
+            let hidden = absolute[userInfo].contains(":") ? "\(replacement):\(replacement)@" : "\(replacement)@"
+            text = text.replacingOccurrences(of: secret, with: hidden)
         }
         return text
     }
 
-    /// The URL's password as it is written in the URL (percent-encoded), when it has one.
-    private static func password(of url: URL) -> String? {
-        URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPassword
+    /// Where the user info (`user:password`, or a token as user name) of a URL's text is,
+    /// without its `@`.
+    private static func userInfoRange(in text: String) -> Range<String.Index>? {
+        let authorityStart: String.Index
+        if text.hasPrefix("//") {
+            authorityStart = text.index(text.startIndex, offsetBy: 2)
+        } else if let schemeEnd = text.range(of: "://") {
+            authorityStart = schemeEnd.upperBound
+        } else {
+            return nil
+        }
+        let authority = text[authorityStart...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let at = authority.lastIndex(of: "@"), at > authority.startIndex else { return nil }
+        return authority.startIndex..<at
+    }
+
+    /// Whether a parameter or field name, percent- and `+`-decoded, matches `patterns` as it is
+    /// or by its innermost bracketed name (`user[password]`, `a[b][token]`).
+    private func matchesField(_ encodedName: String, _ patterns: [String]) -> Bool {
+        var name = encodedName.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? encodedName
+        // Foundation escapes a `%` again when it escapes a query's brackets: `%255B` is `[`.
+        if name.contains("%"), let twice = name.removingPercentEncoding { name = twice }
+        if Self.matches(name, patterns) { return true }
+        guard name.hasSuffix("]"), let open = name.lastIndex(of: "[") else { return false }
+        return Self.matches(String(name[name.index(after: open)..<name.index(before: name.endIndex)]), patterns)
     }
 
     /// A body as text with hidden fields, or `nil` when it is not text.
@@ -96,11 +143,7 @@ public struct Redaction: Sendable {
         if type == "application/x-www-form-urlencoded" {
             return text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
                 let name = pair.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-                let decoded = (name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name)
-                let bare =
-                    decoded.hasSuffix("]") ? String(decoded.split(separator: "[").last?.dropLast() ?? "") : decoded
-                return Self.matches(decoded, bodyFields) || Self.matches(bare, bodyFields)
-                    ? "\(name)=\(Self.placeholder)" : String(pair)
+                return matchesField(name, bodyFields) ? "\(name)=\(replacement)" : String(pair)
             }.joined(separator: "&")
         }
         return text
@@ -111,7 +154,7 @@ public struct Redaction: Sendable {
         case .object(let members):
             var redacted: [String: JSON] = [:]
             for (key, value) in members {
-                redacted[key] = Self.matches(key, bodyFields) ? .string(Self.placeholder) : redact(value)
+                redacted[key] = Self.matches(key, bodyFields) ? .string(replacement) : redact(value)
             }
             return .object(redacted)
         case .array(let elements): return .array(elements.map(redact))

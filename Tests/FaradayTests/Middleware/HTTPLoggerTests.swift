@@ -148,7 +148,7 @@ import Testing
         "https://u:p%40ss@example.com:8080/p?q",
     ])
     func oddURLsAreRedactedWithoutCrashing(_ string: String) throws {
-        let text = Redaction().redact(try #require(URL(string: string)))
+        let text = Redaction().redacting(try #require(URL(string: string)))
         #expect(!text.contains("token=x") && !text.contains("p%40ss"))
     }
 
@@ -158,7 +158,7 @@ import Testing
         request.body = .text("it's here")
         #expect(
             request.curlCommand()
-                == #"curl -X POST 'https://example.com/a' -H 'Content-Type: text/plain' --data-binary 'it'\''s here'"#
+                == #"curl -X POST 'https://example.com/a' -H 'Content-Type: text/plain' --data-raw 'it'\''s here'"#
         )
         request.body = .stream(length: 5) { AsyncStream<Data> { $0.finish() } }
         #expect(request.curlCommand().hasSuffix("# streamed body of 5 bytes left out"))

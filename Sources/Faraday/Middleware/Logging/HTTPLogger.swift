@@ -81,7 +81,7 @@ public struct HTTPLogger: Middleware {
         guard handler.logger.logLevel <= handler.level else { return }
         env[CallKey.self] = CallLog()
         let request = env.request
-        var lines = ["→ \(request.method.rawValue) \(handler.redaction.redact(request.url))"]
+        var lines = ["→ \(request.method.rawValue) \(handler.redaction.redacting(request.url))"]
         if handler.request >= .headers { lines += headerLines(request.headers) }
         if handler.request >= .bodies, let body = requestBody(request) { lines.append(body) }
         handler.logger.log(level: handler.level, "\(lines.joined(separator: "\n"))")
@@ -109,7 +109,10 @@ public struct HTTPLogger: Middleware {
 
     public func onError(_ error: FaradayError, env: Env) {
         let elapsed = env[CallKey.self].map { " after \($0.elapsed)" } ?? ""
-        handler.logger.log(level: .error, "✗ \(summary(env)) failed\(elapsed): \(error.code): \(error.message)")
+        // Messages name URLs: the request's, or the error's own (a redirect's), redacted here too.
+        var message = handler.redaction.scrub(error.message, of: env.request.url)
+        if let url = error.url { message = handler.redaction.scrub(message, of: url) }
+        handler.logger.log(level: .error, "✗ \(summary(env)) failed\(elapsed): \(error.code): \(message)")
     }
 
     private func logHead(_ env: Env, _ response: ResponseData, _ call: CallLog, streamed: Bool) {
@@ -122,7 +125,7 @@ public struct HTTPLogger: Middleware {
     }
 
     private func summary(_ env: Env) -> String {
-        "\(env.request.method.rawValue) \(handler.redaction.redact(env.request.url))"
+        "\(env.request.method.rawValue) \(handler.redaction.redacting(env.request.url))"
     }
 
     private func headerLines(_ fields: HTTPFields) -> [String] {

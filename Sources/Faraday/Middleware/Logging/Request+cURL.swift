@@ -4,14 +4,16 @@ extension Request {
     /// The request as a `curl` command line (Alamofire's `cURLDescription`), with the secrets of
     /// `redaction` hidden. A body that is not in memory or not text is left out, with a note.
     public func curlCommand(redacting redaction: Redaction = Redaction()) -> String {
-        var parts = ["curl", "-X", method.rawValue, Self.quoted(redaction.redact(url))]
+        var parts = ["curl", "-X", method.rawValue, Self.quoted(redaction.redacting(url))]
         for field in redaction.redact(headers) {
             parts += ["-H", Self.quoted("\(field.name): \(field.value)")]
         }
         var note = ""
         if let bytes = body.bytes, !bytes.isEmpty {
             if let text = redaction.redactBody(bytes, contentType: headers.contentType) {
-                parts += ["--data-binary", Self.quoted(text)]
+                // --data-raw: with --data or --data-binary, a body starting with @ names a file
+                // that curl would read and upload when the command is pasted.
+                parts += ["--data-raw", Self.quoted(text)]
             } else {
                 note = "  # binary body of \(bytes.count) bytes left out"
             }

@@ -129,7 +129,7 @@ public struct FollowRedirects: Middleware {
         else {
             throw FaradayError(
                 .invalidResponse,
-                "The redirect's Location \(location.debugDescription) is not an http(s) URL.",
+                "The redirect's Location \(Redaction().redacting(urlText: location).debugDescription) is not an http(s) URL.",
                 method: request.method,
                 url: request.url
             )
@@ -137,7 +137,7 @@ public struct FollowRedirects: Middleware {
         if request.url.scheme?.lowercased() == "https" && scheme == "http" && !handler.allowsInsecureRedirects {
             throw FaradayError(
                 .insecureRedirect,
-                "Refusing to follow a redirect from HTTPS to \(target.absoluteString).",
+                "Refusing to follow a redirect from HTTPS to \(Redaction().redacting(target)).",
                 method: request.method,
                 url: request.url
             )
@@ -186,8 +186,8 @@ public struct FollowRedirects: Middleware {
     /// The chain for an error message, URLs shown as the logs show them (no credentials).
     private static func describe(_ history: [Redirect]) -> String {
         let redaction = Redaction()
-        let start = history.first.map { redaction.redact($0.from) } ?? ""
-        return ([start] + history.map { "\($0.status) → \(redaction.redact($0.to))" }).joined(separator: " ")
+        let start = history.first.map { redaction.redacting($0.from) } ?? ""
+        return ([start] + history.map { "\($0.status) → \(redaction.redacting($0.to))" }).joined(separator: " ")
     }
 }
 
