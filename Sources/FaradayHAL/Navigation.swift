@@ -28,7 +28,7 @@ extension Representation {
                 "The representation has no link \"\(relation)\"\(which); it has: \(relations.joined(separator: ", "))."
             )
         }
-        return try await connection.representation(at: resolve(try link.expand(variables)))
+        return try await connection.representation(at: resolve(try link.expand(variables)), linkedFrom: self)
     }
 
     /// Walks a path of relations separated by `/` (`"shop:catalog/shop:books"`), taking an
@@ -100,7 +100,7 @@ extension Representation {
         public struct AsyncIterator: AsyncIteratorProtocol {
             enum Pending {
                 case page(Representation)
-                case link(String)
+                case link(String, from: Representation)
                 case finished
             }
 
@@ -116,9 +116,9 @@ extension Representation {
                     return nil
                 case .page(let first):
                     page = first
-                case .link(let href):
+                case .link(let href, let previous):
                     pending = .finished
-                    page = try await connection.representation(at: href)
+                    page = try await connection.representation(at: href, linkedFrom: previous)
                 }
                 if let own = page.selfLink?.href { visited.insert(page.resolve(own)) }
                 if let url = page.url { visited.insert(url.absoluteString) }
@@ -133,7 +133,7 @@ extension Representation {
                         "The \"\(relation)\" link of a page leads back to \(href), already seen."
                     )
                 }
-                pending = .link(href)
+                pending = .link(href, from: page)
                 return page
             }
         }
@@ -143,8 +143,17 @@ extension Representation {
 extension Connection {
     /// GETs `target` and reads the answer as HAL: the representation ``DecodeHAL`` read, or the
     /// body read here when the stack has no ``DecodeHAL``.
-    func representation(at target: String) async throws -> Representation {
-        let env = try await get(target) { $0.headers.accepts(contentTypes: [HAL.mediaType]) }.value
+    ///
+    /// A link is the server's word, so the request carries credentials only to the connection's
+    /// credential origins; on a connection without a base URL that lists none, only to the
+    /// origin of the document the link came from.
+    func representation(at target: String, linkedFrom document: Representation) async throws -> Representation {
+        let env = try await get(target) { request in
+            request.headers.accepts(contentTypes: [HAL.mediaType])
+            if request.options.credentialOrigins.isEmpty, let origin = document.url {
+                request.options.credentialOrigins = [origin.absoluteString]
+            }
+        }.value
         if let error = FaradayError.statusError(for: env) { throw error }
         return try env.representation ?? Representation(reading: env)
     }

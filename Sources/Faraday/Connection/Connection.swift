@@ -234,8 +234,12 @@ public final class Connection: Sendable {
 
     /// Sends a request you built (with ``makeRequest(method:_:resolution:params:headers:body:)`` or
     /// by hand) through the stack, and returns its handle. The connection's defaults are not
-    /// applied again.
+    /// applied again; its credential headers are taken out of a request that goes to another
+    /// origin (``RequestOptions/credentialOrigins``).
     public func run(_ request: Request) -> Response {
+        var request = request
+        // Again after `configure` and endpoints had their say on the URL and its origins.
+        request.dropDefaultCredentials(headers)
         let app: any App
         do {
             app = try self.app()
@@ -281,6 +285,8 @@ public final class Connection: Sendable {
         } catch {
             throw FaradayError.wrapping(error, request: request)
         }
+        if let base = defaults.url { request.options.credentialOrigins.insert(base.absoluteString, at: 0) }
+        request.dropDefaultCredentials(defaults.headers)
         return request
     }
 

@@ -131,7 +131,7 @@ public struct API: Sendable {
         try request.apply(endpoint.parameters)
         do {
             try endpoint.configure?(&request)
-            try await endpoint.authentication?.authenticate(&request)
+            if request.isToCredentialOrigin { try await endpoint.authentication?.authenticate(&request) }
         } catch {
             var wrapped = FaradayError.wrapping(error, request: request)
             if !(error is FaradayError) && wrapped.code == .unknown {

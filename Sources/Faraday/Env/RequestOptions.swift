@@ -23,6 +23,12 @@ public struct RequestOptions: Sendable {
     public var maxBufferedBodySize: Int
     /// Stream the response as frames (one completion each) instead of buffering it. `nil`: buffer.
     public var streaming: Streaming?
+    /// The origins (scheme, host and port; any URL of the origin will do) that credentials may
+    /// go to. A connection puts its base URL's origin first and adds the ones of its own
+    /// options; empty means any origin (a connection without a base URL that lists none).
+    /// ``Authorization``, ``TokenRefresh``, endpoints' authentication and the connection's own
+    /// credential headers leave out every request to another origin.
+    public var credentialOrigins: [String] = []
     private var extensions = Extensions()
 
     /// The default limit for buffered bodies: 64 MiB.

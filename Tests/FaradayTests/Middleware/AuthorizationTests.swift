@@ -47,3 +47,58 @@ import Testing
         #expect(stubs.calls.isEmpty)
     }
 }
+
+/// The connection's credentials stay on its origin, whatever adds them.
+@Suite(.timeLimit(.minutes(1))) struct CredentialOriginRuleTests {
+    private func connection(_ handlers: [any Handler], _ stubs: TestAdapter) throws -> Connection {
+        var headers = HTTPFields()
+        headers[.authorization] = "Bearer default"
+        headers[.cookie] = "sid=1"
+        headers[.accept] = "application/json"
+        return try Connection(url: "https://api.example.com/v1", headers: headers) { builder in
+            for handler in handlers { builder.use(handler) }
+            builder.adapter = stubs
+        }
+    }
+
+    @Test(arguments: ["https://evil.example/x", "http://api.example.com/v1/x", "https://api.example.com:8443/v1/x"])
+    func defaultCredentialHeadersStayOnTheConnectionsOrigin(_ target: String) throws {
+        let connection = try connection([], TestAdapter())
+        let elsewhere = try connection.makeRequest(method: .get, target)
+        #expect(elsewhere.headers[.authorization] == nil && elsewhere.headers[.cookie] == nil)
+        #expect(elsewhere.headers[.accept] == "application/json")
+        let home = try connection.makeRequest(method: .get, "x")
+        #expect(home.headers[.authorization] == "Bearer default" && home.headers[.cookie] == "sid=1")
+        let given = try connection.makeRequest(method: .get, target, headers: [.authorization: "Bearer mine"])
+        #expect(given.headers[.authorization] == "Bearer mine")
+        connection.options.credentialOrigins = [target]
+        #expect(try connection.makeRequest(method: .get, target).headers[.authorization] == "Bearer default")
+    }
+
+    @Test func authorizationAndTokenRefreshAddNothingForAnotherOrigin() async throws {
+        let stubs = TestAdapter()
+        stubs.get("https://api.example.com/v1/me", headers: [.authorization: "Bearer t0k"]) { _, _ in StubResponse() }
+        stubs.get("https://evil.example/x") { env, _ in
+            StubResponse(body: env.request.headers[.authorization] ?? "none")
+        }
+        let store = CredentialStore(credential: OAuthCredential(accessToken: "t0k")) { _ in
+            OAuthCredential(accessToken: "new")
+        }
+        for handler in [Authorization.Handler(.bearer("t0k")), TokenRefresh.Handler(store: store)] as [any Handler] {
+            let connection = try makeConnection([handler], adapter: stubs)
+            _ = try await connection.get("me").value
+            #expect(try await connection.get("https://evil.example/x").value.response?.text == "none")
+        }
+    }
+
+    @Test func anEndpointsAuthenticationStaysOnTheConnectionsOrigin() async throws {
+        let stubs = TestAdapter()
+        stubs.get("https://evil.example/x") { env, _ in
+            StubResponse(body: env.request.headers[.authorization] ?? "none")
+        }
+        let api = API(connection: try makeConnection(adapter: stubs))
+        let endpoint = Endpoint<String>(.get, "https://evil.example/x", decoder: .text)
+            .authenticated(with: .bearer("t0k"))
+        #expect(try await api.send(endpoint) == "none")
+    }
+}

@@ -10,6 +10,24 @@ import Testing
     static let zlib = Data([120, 156, 203, 72, 205, 201, 201, 87, 40, 207, 47, 202, 73, 1, 0, 26, 11, 4, 93])
     static let raw = Data([203, 72, 205, 201, 201, 87, 40, 207, 47, 202, 73, 1, 0])
 
+    /// 1 MiB of zeros, gzipped (`gzip.compress(bytes(1 << 20), mtime=0)` in Python).
+    static let megabyteOfZerosGzip =
+        "H4sIAAAAAAACA+3BMQEAAADCoPVPbQhfoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAPgMc6jinAAAQ"
+        + "AA=="
+
     private func get(
         _ chunks: [Data],
         encoding: String?,
@@ -50,6 +68,47 @@ import Testing
 
     @Test func concatenatedGzipMembersAllDecode() async throws {
         #expect(try await get([Self.gzip + Self.gzip], encoding: "gzip").text == "hello worldhello world")
+    }
+
+    @Test(arguments: [false, true])
+    func aGzipMemberEndingAtAChunksEndIsFollowedByTheNext(_ streamed: Bool) async throws {
+        let text = try await get([Self.gzip, Self.gzip, Self.gzip], encoding: "gzip", streamed: streamed).text
+        #expect(text == "hello worldhello worldhello world")
+        await #expect {
+            try await get([Self.gzip, Self.gzip.prefix(12)], encoding: "gzip", streamed: streamed)
+        } throws: { error in
+            (error as? FaradayError)?.code == .decompressionFailed
+        }
+        await #expect {
+            try await get([Self.zlib, Self.zlib], encoding: "deflate", streamed: streamed)
+        } throws: { error in
+            (error as? FaradayError)?.code == .decompressionFailed
+        }
+    }
+
+    @Test func aBufferedDecodedBodyIsBoundedByMaxBufferedBodySize() async throws {
+        // 1 MiB of zeros, about 1 KiB compressed: far under the decompression limits.
+        let zeros = try #require(Data(base64Encoded: Self.megabyteOfZerosGzip))
+        let stubs = TestAdapter()
+        stubs.get("/v1/x") { _, _ in StubResponse(headers: [.contentEncoding: "gzip"], body: zeros) }
+        let connection = try makeConnection([Decompression.Handler()], adapter: stubs)
+        #expect(try await connection.get("x").value.body.count == 1 << 20)
+        await #expect {
+            try await connection.get("x") { $0.options.maxBufferedBodySize = 64 * 1024 }.value
+        } throws: { error in
+            (error as? FaradayError)?.code == .bodyTooLarge
+        }
+        var streamed = 0
+        for try await env in connection.get(
+            "x",
+            configure: {
+                $0.options.maxBufferedBodySize = 64 * 1024
+                $0.options.streaming = .chunks
+            }
+        ).completions {
+            streamed += env.body.count
+        }
+        #expect(streamed == 1 << 20, "a streamed body is not buffered, so not bounded by it")
     }
 
     @Test(arguments: [Data([1, 2, 3, 4, 5]), gzip + Data([0xFF]), gzip.prefix(12)])

@@ -10,8 +10,11 @@
 /// ```
 ///
 /// A request that sets its own header (`request.headers.bearer(…)`) keeps it: the connection's
-/// credentials are the default, a request's are the override. Below ``FollowRedirects``, a
-/// redirect to another origin gets no credentials (``Env/isCrossOriginRedirect``).
+/// credentials are the default, a request's are the override. Credentials go only to the
+/// connection's origin and the origins listed in ``RequestOptions/credentialOrigins``: a URL a
+/// server supplied (a HAL link, a page's `next`) to another host, or to `http:` from `https:`,
+/// gets none; below ``FollowRedirects``, neither does a redirect that leaves the origin
+/// (``Env/mayCarryCredentials``).
 public struct Authorization: Middleware {
     /// The app below.
     public let app: any App
@@ -32,7 +35,7 @@ public struct Authorization: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        guard env.request.headers[.authorization] == nil, !env.isCrossOriginRedirect else { return }
+        guard env.request.headers[.authorization] == nil, env.mayCarryCredentials else { return }
         try await handler.provider.authenticate(&env.request)
     }
 }

@@ -50,7 +50,7 @@ public struct TokenRefresh: Middleware {
     }
 
     public func call(_ env: Env) async throws -> Completions {
-        guard !Self.isRefreshing, env.request.headers[.authorization] == nil, !env.isCrossOriginRedirect else {
+        guard !Self.isRefreshing, env.request.headers[.authorization] == nil, env.mayCarryCredentials else {
             return try await app.call(env)
         }
         let credential = try await handler.store.validCredential()

@@ -69,7 +69,12 @@ final class Inflater: BodyTransform, @unchecked Sendable {
             try locked_open(windowBits: windowBits(for: input))
         }
         guard !input.isEmpty else { return Data() }
-        guard !isFinished else { throw Self.failure("Bytes follow the end of the compressed stream.") }
+        if isFinished {
+            // A gzip member may end exactly at a chunk's end: the next chunk starts another.
+            guard format == .gzip else { throw Self.failure("Bytes follow the end of the compressed stream.") }
+            inflateReset(&stream)
+            isFinished = false
+        }
         totalIn += input.count
         var output = Data()
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)

@@ -1,0 +1,42 @@
+import Foundation
+import HTTPTypes
+
+extension Request {
+    /// Whether the request goes to one of its ``RequestOptions/credentialOrigins`` (always, when
+    /// the list is empty). An https origin and the http one of the same host are different
+    /// origins: credentials never go from one to the other.
+    public var isToCredentialOrigin: Bool {
+        let allowed = options.credentialOrigins
+        guard !allowed.isEmpty else { return true }
+        guard let origin = Origin(url) else { return false }
+        return allowed.contains { URL(string: $0).flatMap(Origin.init) == origin }
+    }
+
+    /// Removes the credential headers (those ``Redaction/credentialHeaders`` names) that still
+    /// hold the value `defaults` gave them, when the request leaves its credential origins.
+    mutating func dropDefaultCredentials(_ defaults: HTTPFields) {
+        guard !isToCredentialOrigin else { return }
+        for field in defaults where headers[field.name] == field.value {
+            if Redaction.matches(field.name.rawName, Redaction.credentialHeaders) { headers[field.name] = nil }
+        }
+    }
+}
+
+/// An origin as RFC 6454 defines it: scheme, host and port, compared after lowercasing, without
+/// a trailing dot on the host, and with the scheme's default port filled in.
+struct Origin: Hashable, Sendable {
+    let scheme: String
+    let host: String
+    let port: Int
+
+    init?(_ url: URL) {
+        guard let scheme = url.scheme?.lowercased(), var host = url.host?.lowercased(), !host.isEmpty else {
+            return nil
+        }
+        if host.hasSuffix(".") { host.removeLast() }
+        guard let port = url.port ?? (scheme == "https" || scheme == "wss" ? 443 : scheme == "http" ? 80 : nil) else {
+            return nil
+        }
+        (self.scheme, self.host, self.port) = (scheme, host, port)
+    }
+}

@@ -1,0 +1,106 @@
+import Faraday
+import FaradayHAL
+import Foundation
+import Testing
+
+/// Links are the server's word: following one never carries the connection's credentials to
+/// another origin (another host, or http from https) unless the user names that origin.
+@Suite(.timeLimit(.minutes(1))) struct CredentialOriginTests {
+    /// The credential headers each URL received.
+    final class Received: @unchecked Sendable {
+        private let lock = NSLock()
+        private var seen: [String: [String]] = [:]
+
+        func record(_ env: Env) {
+            let fields = env.request.headers.filter { ["authorization", "x-api-key"].contains($0.name.canonicalName) }
+            lock.withLock { seen[env.request.url.absoluteString] = fields.map { "\($0.name): \($0.value)" }.sorted() }
+        }
+
+        subscript(_ url: String) -> [String]? { lock.withLock { seen[url] } }
+    }
+
+    static let links: [String: String] = [
+        "same": "/v1/orders", "evil": "//evil.example/steal", "downgrade": "http://api.example.com/v1/plain",
+        "other": "https://other-host.example/x", "next": "https://evil.example/page2",
+    ]
+
+    /// A HAL root at https://api.example.com/v1/root linking to every target of ``links``, each
+    /// answering an empty HAL document and recording what it received.
+    private func shop() -> (TestAdapter, Received) {
+        let stubs = TestAdapter()
+        let received = Received()
+        let links = Self.links.mapValues { ["href": $0] }
+        let root = String(decoding: try! JSONSerialization.data(withJSONObject: ["_links": links]), as: UTF8.self)
+        stubs.get("https://api.example.com/v1/root") { env, _ in
+            received.record(env)
+            return StubResponse(headers: [.contentType: "application/hal+json"], body: root)
+        }
+        for target in [
+            "https://api.example.com/v1/orders", "https://evil.example/steal", "http://api.example.com/v1/plain",
+            "https://other-host.example/x", "https://evil.example/page2",
+        ] {
+            stubs.get(target) { env, _ in
+                received.record(env)
+                return StubResponse(headers: [.contentType: "application/hal+json"], body: "{}")
+            }
+        }
+        return (stubs, received)
+    }
+
+    private func connection(_ url: String?, _ stubs: TestAdapter, origins: [String] = []) throws -> Connection {
+        var options = RequestOptions()
+        options.credentialOrigins = origins
+        var headers = HTTPFields()
+        headers[HTTPField.Name("X-Api-Key")!] = "k3y"
+        return try Connection(url: url.flatMap(URL.init(string:)), headers: headers, options: options) { builder in
+            builder.use(DecodeHAL.Handler())
+            builder.use(Authorization.Handler(.bearer("t0k")))
+            builder.adapter = stubs
+        }
+    }
+
+    private let credentials = ["Authorization: Bearer t0k", "X-Api-Key: k3y"]
+
+    @Test func linksToAnotherOriginOrDownToHTTPGetNoCredentials() async throws {
+        let (stubs, received) = shop()
+        let connection = try connection("https://api.example.com/v1", stubs)
+        let root = try await connection.get("root").representation
+        for relation in ["same", "evil", "downgrade", "other"] { _ = try await root.follow(relation, on: connection) }
+        #expect(received["https://api.example.com/v1/root"] == credentials)
+        #expect(received["https://api.example.com/v1/orders"] == credentials)
+        #expect(received["https://evil.example/steal"] == [])
+        #expect(received["http://api.example.com/v1/plain"] == [])
+        #expect(received["https://other-host.example/x"] == [])
+    }
+
+    @Test func aNextPageOnAnotherOriginGetsNoCredentials() async throws {
+        let (stubs, received) = shop()
+        let connection = try connection("https://api.example.com/v1", stubs)
+        let root = try await connection.get("root").representation
+        var pages = 0
+        for try await _ in root.pages(following: "next", on: connection) { pages += 1 }
+        #expect(pages == 2)
+        #expect(received["https://evil.example/page2"] == [])
+    }
+
+    @Test func originsTheUserNamesGetCredentials() async throws {
+        let (stubs, received) = shop()
+        let connection = try connection("https://api.example.com/v1", stubs, origins: ["https://Other-Host.example/"])
+        let root = try await connection.get("root").representation
+        _ = try await root.follow("other", on: connection)
+        _ = try await root.follow("evil", on: connection)
+        #expect(received["https://other-host.example/x"] == credentials)
+        #expect(received["https://evil.example/steal"] == [])
+    }
+
+    @Test func withoutABaseURLLinksStayOnTheirDocumentsOrigin() async throws {
+        let (stubs, received) = shop()
+        let connection = try connection(nil, stubs)
+        let root = try await connection.get("https://api.example.com/v1/root").representation
+        for relation in ["same", "evil", "downgrade"] { _ = try await root.follow(relation, on: connection) }
+        #expect(received["https://api.example.com/v1/root"] == credentials)
+        #expect(received["https://api.example.com/v1/orders"] == credentials)
+        #expect(received["https://evil.example/steal"] == [])
+        #expect(received["http://api.example.com/v1/plain"] == [])
+    }
+}
