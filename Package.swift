@@ -125,7 +125,7 @@ let package = Package(
         // The parsers that libFuzzer exercises (Scripts/fuzz.sh), and their entry point.
         .target(
             name: "FaradayFuzzTargets",
-            dependencies: ["Faraday", "FaradayHAL", "FaradayTestSupport"],
+            dependencies: ["Faraday", "FaradayHAL", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
             swiftSettings: swiftSettings
         ),
         .target(name: "CLibFuzzerDriver", path: "Fuzz/CLibFuzzerDriver"),
@@ -171,7 +171,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FaradayHALTests",
-            dependencies: ["Faraday", "FaradayHAL", "FaradayTestSupport"],
+            dependencies: ["Faraday", "FaradayHAL", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

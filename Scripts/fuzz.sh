@@ -15,7 +15,7 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(params cookies multipart framers hal uriTemplate errorDocument)
+    targets=(params cookies multipart framers hal uriTemplate errorDocument der)
 fi
 
 scratch=.build-fuzz

@@ -94,7 +94,7 @@ struct ConnectionPinVerifier: Sendable {
         guard let leaf else {
             throw FaradayError(.tlsFailure, "\(pinned.host) presented no certificate to check the pins against.")
         }
-        let leafCertificate = try TLSCertificate(der: try leaf.toDERBytes())
+        let leafCertificate = try TLSCertificate(x509: try leaf.toDERBytes())
         var chain = [Self.present(leafCertificate)]
         // Rebuilding the chain costs a verification: only when the leaf alone does not settle it.
         let leafMatches = pinned.rule.allPins.contains { $0.matches(chain[0]) }
@@ -118,7 +118,7 @@ struct ConnectionPinVerifier: Sendable {
                 intermediates: CertificateStore()
             )
             guard case .validCertificate(let validated) = result else { return [] }
-            return try validated.dropFirst().map { try TLSCertificate(pem: $0.serializeAsPEM().pemString) }
+            return try validated.dropFirst().map { certificate throws(FaradayError) in try TLSCertificate(certificate) }
         } catch {
             return []
         }

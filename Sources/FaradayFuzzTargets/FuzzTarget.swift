@@ -1,4 +1,5 @@
 import Faraday
+import FaradayAsyncHTTPClient
 import FaradayHAL
 import FaradayTestSupport
 import Foundation
@@ -17,6 +18,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case hal
     case uriTemplate
     case errorDocument
+    case der
 
     /// Runs the target on one input.
     public func run(_ data: Data) {
@@ -28,6 +30,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .hal: Self.hal(data)
         case .uriTemplate: Self.uriTemplate(data)
         case .errorDocument: _ = FaradayError.ErrorDocument(parsing: data)
+        case .der: Self.der(data)
         }
     }
 
@@ -59,6 +62,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
     private static let urls = [
         "https://api.example.com/v1/users", "http://example.com/", "https://127.0.0.1:8443/a/b", "https://co.uk/",
+        "https://bank.com./", "https://a.b.kawasaki.jp/",
     ].compactMap(URL.init(string:))
 
     /// The test server's streaming multipart reader, fed in two pieces cut where the first byte
@@ -109,6 +113,23 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = document.embedded(relation)
             _ = document.expandedRelation(relation)
         }
+    }
+
+    /// Faraday's DER reader (`TLSCertificate`, used by the core and URLSessionAdapter) against
+    /// swift-certificates (used by AsyncHTTPClientAdapter): any certificate the latter reads, the
+    /// former reads too, to the same `SubjectPublicKeyInfo` bytes; the PEM reader takes the same
+    /// bytes as text.
+    private static func der(_ data: Data) {
+        let bytes = Array(data)
+        let ours = try? TLSCertificate(der: bytes)
+        if let theirs = try? TLSCertificate(x509: bytes) {
+            precondition(
+                ours?.subjectPublicKeyInfo == theirs.subjectPublicKeyInfo,
+                "the DER reader and swift-certificates disagree on a certificate's public key"
+            )
+        }
+        if let ours { precondition(ours.der == bytes, "the DER reader changed the bytes") }
+        _ = try? TLSCertificate.certificates(pem: String(decoding: data, as: UTF8.self))
     }
 
     /// The RFC 6570 parser and expander, with variables of every kind.

@@ -26,6 +26,13 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
         self.subjectPublicKeyInfo = publicKeyInfo
     }
 
+    /// A certificate another parser already read (an adapter's X.509 library): its DER and the
+    /// exact bytes of its `SubjectPublicKeyInfo`.
+    package init(der: [UInt8], subjectPublicKeyInfo: [UInt8]) {
+        self.der = der
+        self.subjectPublicKeyInfo = subjectPublicKeyInfo
+    }
+
     /// `TLSCertificate(<n> bytes)`: the bytes are not worth printing.
     public var description: String { "TLSCertificate(\(der.count) bytes)" }
 
