@@ -149,6 +149,12 @@ let package = Package(
             path: "Benchmarks/StreamingBenchmark",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "ClientPoolProbe",
+            dependencies: ["Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
+            path: "Benchmarks/ClientPoolProbe",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "FaradayTests",
             dependencies: [

@@ -17,9 +17,12 @@ import Tracing
 /// try await adapter.shutdown()   // optional: an adapter released without it shuts down on its own
 /// ```
 ///
-/// The adapter owns its `HTTPClient`s (one per distinct set of open/read/write timeouts, all on
-/// one event loop group) with redirects, decompression and connection retries turned off: those
-/// are middleware's jobs.
+/// The adapter owns its `HTTPClient`s (one per distinct set of open/read/write timeouts and
+/// pinned host, all on one event loop group) with redirects, decompression and connection
+/// retries turned off: those are middleware's jobs. The whole-call `timeout` is a per-request
+/// deadline and shares a client; clients no call uses are shut down beyond the
+/// ``Configuration/maximumIdleClients`` most recently used, so that callers who vary timeouts
+/// per request do not grow the adapter without bound.
 /// Request and response bodies stream with backpressure. Per request it honours
 /// `RequestOptions.timeout` (a deadline for the whole call), `openTimeout`, `readTimeout`,
 /// `writeTimeout`, `maxBufferedBodySize` and `streaming`, and cancellation from the `Response`
@@ -41,6 +44,10 @@ public final class AsyncHTTPClientAdapter: Adapter {
         public var maximumConnectionsPerHost = 8
         /// How long an idle connection stays in the pool.
         public var idleTimeout: Duration = .seconds(60)
+        /// The most clients (each with its connection pool) kept while no call uses them; the
+        /// least recently used beyond it are shut down. Requests with their own open, read or
+        /// write timeouts, or pins, need clients of their own.
+        public var maximumIdleClients = 4
 
         /// The default configuration.
         public init() {}
@@ -55,9 +62,27 @@ public final class AsyncHTTPClientAdapter: Adapter {
         var pinned: PinnedHost?
     }
 
+    /// A client, the calls using it, and when the last of them ended.
+    private struct Pooled {
+        let client: HTTPClient
+        var calls = 0
+        var lastUsed: UInt64 = 0
+    }
+
     private struct State {
-        var clients: [ClientKey: HTTPClient] = [:]
+        var clients: [ClientKey: Pooled] = [:]
+        /// Increases with each call's end, to order idle clients by their last use.
+        var clock: UInt64 = 0
         var isShutDown = false
+
+        /// Takes out the idle clients beyond `limit`, least recently used first.
+        mutating func evictIdle(beyond limit: Int) -> [HTTPClient] {
+            let idle = clients.filter { $0.value.calls == 0 }
+            guard idle.count > limit else { return [] }
+            let evicted = idle.sorted { $0.value.lastUsed < $1.value.lastUsed }.prefix(idle.count - limit)
+            for (key, _) in evicted { clients[key] = nil }
+            return evicted.map(\.value.client)
+        }
     }
 
     /// The configuration the adapter was made with.
@@ -74,7 +99,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
     deinit {
         // Released without shutdown(): start the clients' shutdown so none is left running (an
         // HTTPClient keeps itself alive until its shutdown completes).
-        for client in state.withLock({ Array($0.clients.values) }) { _ = client.shutdown() }
+        for pooled in state.withLock({ Array($0.clients.values) }) { _ = pooled.client.shutdown() }
     }
 
     /// Shuts every client down, waiting for their connections to close. Requests made afterwards
@@ -83,12 +108,60 @@ public final class AsyncHTTPClientAdapter: Adapter {
         let clients = state.withLock { state -> [HTTPClient] in
             state.isShutDown = true
             defer { state.clients = [:] }
-            return Array(state.clients.values)
+            return state.clients.values.map(\.client)
         }
         for client in clients { try await client.shutdown() }
     }
 
-    private func client(for request: Request) throws(FaradayError) -> HTTPClient {
+    /// How many clients the adapter holds (for tests of its bound).
+    package var clientCount: Int { state.withLock { $0.clients.count } }
+
+    /// A call's claim on its client: the client is not shut down while a lease is held, and
+    /// ending the lease (once, or when it is released) lets it go idle.
+    final class Lease: Sendable {
+        private let end: Locked<(@Sendable () -> Void)?>
+
+        init(_ end: @escaping @Sendable () -> Void) { self.end = Locked(end) }
+
+        /// Ends the lease; later calls do nothing.
+        func release() { end.withLock { end in defer { end = nil }; return end }?() }
+
+        deinit { release() }
+    }
+
+    /// The client for a request, leased until the call ends.
+    private func client(for request: Request) throws(FaradayError) -> (HTTPClient, Lease) {
+        let (key, verifier) = try clientKey(for: request)
+        let client = try state.withLock { state throws(FaradayError) -> HTTPClient in
+            guard !state.isShutDown else {
+                throw FaradayError(.connectionFailed, "The adapter has been shut down.")
+            }
+            var pooled = state.clients[key] ?? Pooled(client: makeClient(key, verifier: verifier))
+            pooled.calls += 1
+            state.clients[key] = pooled
+            return pooled.client
+        }
+        let lease = Lease { [weak self] in self?.endCall(on: key) }
+        return (client, lease)
+    }
+
+    private func endCall(on key: ClientKey) {
+        let evicted = state.withLock { state -> [HTTPClient] in
+            state.clock += 1
+            if var pooled = state.clients[key] {
+                pooled.calls -= 1
+                pooled.lastUsed = state.clock
+                state.clients[key] = pooled
+            }
+            return state.evictIdle(beyond: configuration.maximumIdleClients)
+        }
+        // Idle: no call of theirs is running, so nothing is cut short.
+        for client in evicted { _ = client.shutdown() }
+    }
+
+    /// The key of a request's client, and the pin check a new client for it would make (the
+    /// first request's policy is the client's).
+    private func clientKey(for request: Request) throws(FaradayError) -> (ClientKey, ConnectionPinVerifier?) {
         let options = request.options
         var pinned: PinnedHost?
         var verifier: ConnectionPinVerifier?
@@ -109,11 +182,10 @@ public final class AsyncHTTPClientAdapter: Adapter {
             write: options.writeTimeout ?? configuration.writeTimeout,
             pinned: pinned
         )
-        return try state.withLock { state throws(FaradayError) in
-            guard !state.isShutDown else {
-                throw FaradayError(.connectionFailed, "The adapter has been shut down.")
-            }
-            if let client = state.clients[key] { return client }
+        return (key, verifier)
+    }
+
+    private func makeClient(_ key: ClientKey, verifier: ConnectionPinVerifier?) -> HTTPClient {
             var clientConfiguration = HTTPClient.Configuration(
                 tlsConfiguration: configuration.tlsConfiguration,
                 redirectConfiguration: .disallow,
@@ -135,10 +207,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
                 clientConfiguration.http1_1ConnectionDebugInitializer = verifier.initializer()
                 clientConfiguration.http2ConnectionDebugInitializer = verifier.initializer()
             }
-            let client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: clientConfiguration)
-            state.clients[key] = client
-            return client
-        }
+            return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: clientConfiguration)
     }
 
     private static func clientTimeout(_ timeouts: ClientKey) -> HTTPClient.Configuration.Timeout {
@@ -154,7 +223,9 @@ public final class AsyncHTTPClientAdapter: Adapter {
 
     public func call(_ env: Env) async throws -> Completions {
         let request = env.request
-        let client = try client(for: request)
+        // Released when this call ends: on return for a buffered body or a failure, with the
+        // stream's last part for a streamed one (or when its completions are dropped).
+        let (client, lease) = try client(for: request)
         var clientRequest = try Self.makeRequest(
             request,
             writeTimeout: request.options.writeTimeout ?? configuration.writeTimeout
@@ -191,8 +262,22 @@ public final class AsyncHTTPClientAdapter: Adapter {
         }
         return .streamed(
             head: completion,
-            nextFrame: { try await delegate.nextPart().map { Data(buffer: $0, byteTransferStrategy: .noCopy) } },
-            cancelTransfer: { task.cancel() },
+            nextFrame: {
+                do {
+                    guard let part = try await delegate.nextPart() else {
+                        lease.release()
+                        return nil
+                    }
+                    return Data(buffer: part, byteTransferStrategy: .noCopy)
+                } catch {
+                    lease.release()
+                    throw error
+                }
+            },
+            cancelTransfer: {
+                task.cancel()
+                lease.release()
+            },
             mapError: { Self.faradayError($0, request: request) }
         )
     }
