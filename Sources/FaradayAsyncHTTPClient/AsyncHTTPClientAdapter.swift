@@ -124,7 +124,12 @@ public final class AsyncHTTPClientAdapter: Adapter {
         init(_ end: @escaping @Sendable () -> Void) { self.end = Locked(end) }
 
         /// Ends the lease; later calls do nothing.
-        func release() { end.withLock { end in defer { end = nil }; return end }?() }
+        func release() {
+            end.withLock { end in
+                defer { end = nil }
+                return end
+            }?()
+        }
 
         deinit { release() }
     }
@@ -186,28 +191,28 @@ public final class AsyncHTTPClientAdapter: Adapter {
     }
 
     private func makeClient(_ key: ClientKey, verifier: ConnectionPinVerifier?) -> HTTPClient {
-            var clientConfiguration = HTTPClient.Configuration(
-                tlsConfiguration: configuration.tlsConfiguration,
-                redirectConfiguration: .disallow,
-                timeout: Self.clientTimeout(key),
-                connectionPool: .init(idleTimeout: .init(configuration.idleTimeout)),
-                proxy: nil,
-                ignoreUncleanSSLShutdown: false,
-                decompression: .disabled
-            )
-            clientConfiguration.httpVersion = configuration.httpVersion
-            clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit =
-                configuration.maximumConnectionsPerHost
-            // A refused or failed connection fails the call at once; retrying is a middleware's job.
-            clientConfiguration.connectionPool.retryConnectionEstablishment = false
-            // AsyncHTTPClient starts a span for every request; with no tracer bootstrapped that
-            // is work for nothing (a few microseconds a request).
-            if InstrumentationSystem.tracer is NoOpTracer { clientConfiguration.tracing.tracer = nil }
-            if let verifier {
-                clientConfiguration.http1_1ConnectionDebugInitializer = verifier.initializer()
-                clientConfiguration.http2ConnectionDebugInitializer = verifier.initializer()
-            }
-            return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: clientConfiguration)
+        var clientConfiguration = HTTPClient.Configuration(
+            tlsConfiguration: configuration.tlsConfiguration,
+            redirectConfiguration: .disallow,
+            timeout: Self.clientTimeout(key),
+            connectionPool: .init(idleTimeout: .init(configuration.idleTimeout)),
+            proxy: nil,
+            ignoreUncleanSSLShutdown: false,
+            decompression: .disabled
+        )
+        clientConfiguration.httpVersion = configuration.httpVersion
+        clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit =
+            configuration.maximumConnectionsPerHost
+        // A refused or failed connection fails the call at once; retrying is a middleware's job.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
+        // AsyncHTTPClient starts a span for every request; with no tracer bootstrapped that
+        // is work for nothing (a few microseconds a request).
+        if InstrumentationSystem.tracer is NoOpTracer { clientConfiguration.tracing.tracer = nil }
+        if let verifier {
+            clientConfiguration.http1_1ConnectionDebugInitializer = verifier.initializer()
+            clientConfiguration.http2ConnectionDebugInitializer = verifier.initializer()
+        }
+        return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: clientConfiguration)
     }
 
     private static func clientTimeout(_ timeouts: ClientKey) -> HTTPClient.Configuration.Timeout {

@@ -38,7 +38,9 @@ extension TLSCertificate {
             case .constructed(let fields) = tbs.content
         else { throw ASN1Error.invalidASN1Object(reason: "not a certificate") }
         var fieldsAfterVersion = Array(fields)
-        if let first = fieldsAfterVersion.first, first.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) {
+        if let first = fieldsAfterVersion.first,
+            first.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific)
+        {
             fieldsAfterVersion.removeFirst()
         }
         guard fieldsAfterVersion.count > 5, fieldsAfterVersion[5].identifier == .sequence else {

@@ -23,11 +23,14 @@ import Testing
                     var most = 0
                     for index in stride(from: worker, to: requests, by: concurrency) {
                         var body = Data()
-                        for try await env in connection.get("echo", configure: { request in
-                            request.options.readTimeout = .milliseconds(Int.random(in: 5_000...60_000))
-                            if index % 2 == 0 { request.options.writeTimeout = .milliseconds(5_000 + index) }
-                            if streamed { request.options.streaming = .chunks }
-                        }).completions {
+                        for try await env in connection.get(
+                            "echo",
+                            configure: { request in
+                                request.options.readTimeout = .milliseconds(Int.random(in: 5_000...60_000))
+                                if index % 2 == 0 { request.options.writeTimeout = .milliseconds(5_000 + index) }
+                                if streamed { request.options.streaming = .chunks }
+                            }
+                        ).completions {
                             body.append(env.body)
                         }
                         #expect(!body.isEmpty)
@@ -53,10 +56,13 @@ import Testing
         configuration.maximumIdleClients = 0
         let adapter = AsyncHTTPClientAdapter(configuration: configuration)
         let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
-        let stream = connection.get("ndjson?bytes=200000", configure: { request in
-            request.options.readTimeout = .seconds(42)
-            request.options.streaming = .ndjson
-        })
+        let stream = connection.get(
+            "ndjson?bytes=200000",
+            configure: { request in
+                request.options.readTimeout = .seconds(42)
+                request.options.streaming = .ndjson
+            }
+        )
         var iterator = stream.completions.makeAsyncIterator()
         _ = try await iterator.next()
         for index in 0..<50 {
