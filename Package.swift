@@ -158,7 +158,7 @@ let package = Package(
         .testTarget(
             name: "FaradayTests",
             dependencies: [
-                "Faraday",
+                "Faraday", "FaradayTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

@@ -9,7 +9,7 @@ enum Next { case keepAlive, close }
 ///
 /// - `/echo` (any method): JSON with the method, URI, path, query, headers in order, body and its
 ///   length; for HEAD, the headers as JSON in the `X-Received-Headers` response header.
-/// - `/echo/body`: the request body back, verbatim.
+/// - `/echo/body`: the request body back, verbatim; `/echo/<anything else>` as `/echo`.
 /// - `/upload`: counts a streamed body without keeping it: `{"bytes":N,"fnv1a":H}`.
 /// - `/multipart`: reads a `multipart/form-data` body as it streams and answers a summary of its
 ///   parts (headers, name, filename, length, whether the bytes follow the `/bytes` pattern, and
@@ -54,6 +54,7 @@ enum Routes {
         case ("echo", nil): return try await echo(request, writer)
         case ("echo", "body"?):
             try await writer.respond(200, headers: [("content-type", "application/octet-stream")], body: request.body)
+        case ("echo", _?): return try await echo(request, writer)
         case ("upload", nil):
             try await writer.respond(
                 200,

@@ -19,6 +19,23 @@ extension AdapterConformance {
         }
 
         @Test(arguments: AdapterKind.allCases)
+        func aBodyWithGETIsSentOrRefusedBeforeSending(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, server in
+                let before = server.requestsReceived
+                let response = connection.run(method: .get, "echo", body: .text("ping"))
+                if kind == .urlSession {
+                    // Foundation cannot send it: a clear refusal, and nothing reaches the server.
+                    let error = await #expect(throws: FaradayError.self) { try await response.value }
+                    #expect(error?.code == .unsupportedOption)
+                    #expect(server.requestsReceived == before)
+                } else {
+                    let echo = try await response.echo
+                    #expect(echo.body == "ping")
+                }
+            }
+        }
+
+        @Test(arguments: AdapterKind.allCases)
         func multiValuedAndCaseVariantHeadersTravelBothWays(_ kind: AdapterKind) async throws {
             try await withConnection(kind) { connection, _ in
                 var headers = HTTPFields()

@@ -1,4 +1,5 @@
 import Faraday
+import Foundation
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct RackBuilderTests {
@@ -61,12 +62,22 @@ import Testing
         #expect(connection.handlers.count == 1)
     }
 
-    @Test func aConnectionWithoutAnAdapterFailsClearly() async throws {
-        let connection = try Connection(url: "https://api.example.com")
+    @Test func aConnectionWithoutAnAdapterUsesURLSession() async throws {
+        // Port 1 on the loopback: nothing listens, so URLSession's own failure comes back.
+        let connection = Connection(url: URL(string: "http://127.0.0.1:1"))
         await #expect {
             try await connection.get("x").value
         } throws: { error in
-            (error as? FaradayError)?.code == .noAdapter
+            (error as? FaradayError)?.code == .connectionFailed
         }
+    }
+
+    @Test func anAdaptersHandlerInstallsTheAdapterInsteadOfAMiddleware() throws {
+        let stubs = TestAdapter()
+        var builder = RackBuilder()
+        builder.use(URLSessionAdapter.Handler())
+        #expect(builder.adapter is URLSessionAdapter && builder.handlers.isEmpty)
+        builder.adapter = stubs
+        #expect(builder.adapter is TestAdapter)
     }
 }

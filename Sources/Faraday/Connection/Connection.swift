@@ -49,20 +49,39 @@ public final class Connection: Sendable {
     private let stack: Locked<Stack>
     private let background = BackgroundCalls()
 
-    /// Creates a connection.
+    /// Creates a connection with no middleware, on the default adapter (``URLSessionAdapter``,
+    /// unless ``use(handler:)`` installs another); `Connection()` then `connection.url = …` as
+    /// in the original Swift Faraday.
     ///
     /// - Parameters:
     ///   - url: the base URL that request paths are relative to; `nil` to pass full URLs only.
     ///   - headers: headers sent with every request (a request's own headers override them by name).
     ///   - params: query parameters sent with every request (a request's override them by name).
     ///   - options: default ``RequestOptions``.
-    ///   - configure: sets up the middleware stack and adapter.
+    public convenience init(
+        url: URL? = nil,
+        headers: HTTPFields = HTTPFields(),
+        params: Params = Params(),
+        options: RequestOptions = RequestOptions()
+    ) {
+        self.init(url: url, headers: headers, params: params, options: options) { _ in }
+    }
+
+    /// Creates a connection and sets up its middleware stack and adapter.
+    ///
+    /// - Parameters:
+    ///   - url: the base URL that request paths are relative to; `nil` to pass full URLs only.
+    ///   - headers: headers sent with every request (a request's own headers override them by name).
+    ///   - params: query parameters sent with every request (a request's override them by name).
+    ///   - options: default ``RequestOptions``.
+    ///   - configure: sets up the middleware stack and adapter (``URLSessionAdapter`` when it
+    ///     sets none).
     public init(
         url: URL? = nil,
         headers: HTTPFields = HTTPFields(),
         params: Params = Params(),
         options: RequestOptions = RequestOptions(),
-        configure: (inout RackBuilder) throws -> Void = { _ in }
+        configure: (inout RackBuilder) throws -> Void
     ) rethrows {
         var headers = headers
         if headers[.userAgent] == nil { headers[.userAgent] = Self.defaultUserAgent }
@@ -205,7 +224,10 @@ public final class Connection: Sendable {
     ///   - params: query parameters, over the connection's and the path's.
     ///   - headers: headers, over the connection's.
     ///   - body: the request body.
+    ///   - streaming: how to stream the response (one completion per frame), as
+    ///     ``RequestOptions/streaming``; `nil` keeps the connection's choice (buffered by default).
     ///   - configure: changes the request once it is built.
+    @discardableResult
     public func run(
         method: HTTPRequest.Method,
         _ path: String = "",
@@ -213,6 +235,7 @@ public final class Connection: Sendable {
         params: Params = Params(),
         headers: HTTPFields = HTTPFields(),
         body: RequestBody = .empty,
+        streaming: Streaming? = nil,
         configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
         var request = Request(method: method, url: URL(filePath: "/"))
@@ -225,6 +248,7 @@ public final class Connection: Sendable {
                 headers: headers,
                 body: body
             )
+            if let streaming { request.options.streaming = streaming }
             try configure?(&request)
         } catch {
             return Response(request: request, failure: FaradayError.wrapping(error, request: request))
@@ -236,7 +260,9 @@ public final class Connection: Sendable {
     /// by hand) through the stack, and returns its handle. The connection's defaults are not
     /// applied again; its credential headers are taken out of a request that goes to another
     /// origin (``RequestOptions/credentialOrigins``).
+    @discardableResult
     public func run(_ request: Request) -> Response {
+        if let failure = request.pathFailure { return Response(request: request, failure: failure) }
         var request = request
         // Again after `configure` and endpoints had their say on the URL and its origins.
         request.dropDefaultCredentials(headers)
@@ -273,6 +299,7 @@ public final class Connection: Sendable {
             body: body,
             options: defaults.options
         )
+        request.base = defaults.base
         do {
             let (url, pathQuery) = try URLResolver.resolve(path, against: defaults.base, resolution: resolution)
             request.url = url

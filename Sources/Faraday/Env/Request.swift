@@ -24,6 +24,10 @@ public struct Request: Sendable {
     public var body: RequestBody
     /// Per-request options: timeouts, streaming, params encoder, buffering limits.
     public var options: RequestOptions
+    /// The connection's base URL, that ``path`` is relative to.
+    var base: BaseURL?
+    /// Why the last ``path`` set could not make a URL; the call fails with it.
+    var pathFailure: FaradayError?
 
     /// Creates a request.
     public init(
@@ -56,11 +60,45 @@ public struct Request: Sendable {
         }
     }
 
-    /// Replaces every query parameter named `name` with one entry per value (`a=1&a=2` with the
-    /// flat encoder, `a[]=1&a[]=2` with the nested one when there are several).
+    /// Replaces every query parameter named `name` with one `name=value` pair per value, in
+    /// order (`hello=world`; `a=1&a=2`), whatever ``RequestOptions/paramsEncoder`` is: this is
+    /// the query written literally, as the original Swift Faraday did. (``params`` keeps each
+    /// encoder's own rules, `a[]=1&a[]=2` for a nested array.) No value removes the name.
     public mutating func setQuery(values: [String], forName name: String) {
-        var current = params
-        current[name] = values.count == 1 ? .string(values[0]) : .array(values.map(Params.Value.string))
-        params = current
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return }
+        var pairs = (components.percentEncodedQuery ?? "").split(separator: "&").filter { pair in
+            QueryEscaping.unescape(pair.prefix { $0 != "=" }) != name
+        }.map(String.init)
+        let escapedName = QueryEscaping.escape(name, space: .plus)
+        pairs += values.map { "\(escapedName)=\(QueryEscaping.escape($0, space: .plus))" }
+        components.percentEncodedQuery = pairs.isEmpty ? nil : pairs.joined(separator: "&")
+        if let newURL = components.url { url = newURL }
+    }
+
+    /// The URL's path: relative to the connection's base URL when the request is under it
+    /// (`users/1` for `https://api.example.com/v1/users/1` on `https://api.example.com/v1`),
+    /// else absolute. Setting it resolves a new path as the verbs' path argument does (the
+    /// original Swift Faraday's `request.path = "path/to/resource"`); the query stays unless the
+    /// new path brings one. A path that makes no valid URL fails the call with
+    /// ``FaradayError/Code/invalidURL``.
+    public var path: String {
+        get {
+            let path = url.path(percentEncoded: false)
+            guard let basePath = base?.path.removingPercentEncoding, path.hasPrefix(basePath) else { return path }
+            let rest = path.dropFirst(basePath.count)
+            return rest.hasPrefix("/") || basePath.hasSuffix("/") ? String(rest.drop { $0 == "/" }) : path
+        }
+        set {
+            do {
+                let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery
+                let resolved = try URLResolver.resolve(newValue, against: base, resolution: .underBasePath)
+                guard var components = URLComponents(url: resolved.url, resolvingAgainstBaseURL: false) else { return }
+                components.percentEncodedQuery = resolved.query ?? query
+                url = components.url ?? resolved.url
+                pathFailure = nil
+            } catch {
+                pathFailure = error
+            }
+        }
     }
 }

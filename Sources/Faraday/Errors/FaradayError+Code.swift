@@ -44,7 +44,8 @@ extension FaradayError {
         public static let storageFailed = Code(.storageFailed)
         /// The middleware stack was edited after the connection's first request.
         public static let stackLocked = Code(.stackLocked)
-        /// The connection has no adapter at the bottom of its stack.
+        /// The connection has no adapter at the bottom of its stack. No longer raised: a stack
+        /// without one uses ``URLSessionAdapter``; kept for code that matches on it.
         public static let noAdapter = Code(.noAdapter)
         /// The adapter cannot honour an option of the request and refused to send it.
         public static let unsupportedOption = Code(.unsupportedOption)

@@ -25,3 +25,16 @@ public protocol Handler: Sendable {
     /// The middleware that wraps `app`.
     func build(app: any App) -> any App
 }
+
+/// A handler that installs an adapter at the bottom of the stack instead of adding a middleware:
+/// the original Swift Faraday's `connection.use(handler: URLSessionAdapter.Handler())`.
+/// `builder.adapter = URLSessionAdapter()` says the same.
+public protocol AdapterHandler: Handler {
+    /// The adapter to install.
+    var adapter: any Adapter { get }
+}
+
+extension AdapterHandler {
+    /// The adapter itself: ``RackBuilder/use(_:)`` installs it rather than folding it in.
+    public func build(app: any App) -> any App { adapter }
+}

@@ -13,15 +13,20 @@
 public struct RackBuilder: Sendable {
     /// The handlers, outermost first.
     public private(set) var handlers: [any Handler] = []
-    /// The adapter at the bottom of the stack.
+    /// The adapter at the bottom of the stack; ``URLSessionAdapter`` when none is set.
     public var adapter: (any Adapter)?
 
     /// Creates an empty builder.
     public init() {}
 
-    /// Appends a handler at the bottom of the list, just above the adapter.
+    /// Appends a handler at the bottom of the list, just above the adapter; an adapter's handler
+    /// (``AdapterHandler``) sets the adapter instead.
     public mutating func use(_ handler: any Handler) {
-        handlers.append(handler)
+        if let installer = handler as? any AdapterHandler {
+            adapter = installer.adapter
+        } else {
+            handlers.append(handler)
+        }
     }
 
     /// Inserts a handler at `index` (0 is the outermost).
@@ -69,12 +74,7 @@ public struct RackBuilder: Sendable {
 
     /// Folds the handlers around the adapter, innermost first.
     func build() throws(FaradayError) -> any App {
-        guard let adapter else {
-            throw FaradayError(
-                .noAdapter,
-                "The connection has no adapter; set one with `builder.adapter = …` or `connection.adapter(…)`."
-            )
-        }
+        let adapter = adapter ?? URLSessionAdapter()
         return handlers.reversed().reduce(StackBase(adapter: adapter) as any App) { app, handler in
             let built = handler.build(app: app)
             // A middleware's hooks run around its `call`, whatever it implements.

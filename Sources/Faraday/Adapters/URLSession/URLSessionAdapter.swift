@@ -99,6 +99,14 @@ public final class URLSessionAdapter: Adapter {
                 url: request.url
             )
         }
+        if (request.method == .get || request.method == .head) && !request.body.isEmpty {
+            throw FaradayError(
+                .unsupportedOption,
+                "URLSession cannot send a body with \(request.method.rawValue) (Foundation fails the task with \"resource exceeds maximum size\"); send it with POST or PUT, or use AsyncHTTPClientAdapter, which sends it.",
+                method: request.method,
+                url: request.url
+            )
+        }
         try Self.refuseTLSOptionsItCannotApply(request)
         try env.cancellation.check()
 

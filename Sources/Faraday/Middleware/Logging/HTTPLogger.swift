@@ -175,3 +175,9 @@ private final class CallLog: Sendable {
         return String(format: "%.1f ms", milliseconds)
     }
 }
+
+extension Logging.Logger {
+    /// ``HTTPLogger/Handler``, by the original Swift Faraday's name:
+    /// `connection.use(handler: Logger.Handler())`.
+    public typealias Handler = HTTPLogger.Handler
+}
