@@ -231,6 +231,16 @@ public final class AsyncHTTPClientAdapter: Adapter {
         // Released when this call ends: on return for a buffered body or a failure, with the
         // stream's last part for a streamed one (or when its completions are dropped).
         let (client, lease) = try client(for: request)
+        do {
+            return try await call(env, on: client, lease: lease)
+        } catch {
+            lease.release()
+            throw error
+        }
+    }
+
+    private func call(_ env: Env, on client: HTTPClient, lease: Lease) async throws -> Completions {
+        let request = env.request
         var clientRequest = try Self.makeRequest(
             request,
             writeTimeout: request.options.writeTimeout ?? configuration.writeTimeout
@@ -263,6 +273,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
         )
         guard streams else {
             completion.response?.body = head.body.map { Data(buffer: $0, byteTransferStrategy: .noCopy) } ?? Data()
+            lease.release()
             return .buffered(completion)
         }
         return .streamed(

@@ -23,10 +23,11 @@ extension TLSCertificate {
         var serializer = DER.Serializer()
         do {
             try serializer.serialize(certificate)
+            let der = serializer.serializedBytes
+            self.init(der: der, subjectPublicKeyInfo: try Self.subjectPublicKeyInfo(of: der))
         } catch {
             throw FaradayError(.tlsFailure, "A certificate could not be encoded: \(error).", underlying: error)
         }
-        try self.init(x509: serializer.serializedBytes)
     }
 
     /// The encoded `subjectPublicKeyInfo` of `Certificate ::= SEQUENCE { tbsCertificate, … }`,
@@ -34,7 +35,7 @@ extension TLSCertificate {
     /// validity, subject, subjectPublicKeyInfo, … }`.
     package static func subjectPublicKeyInfo(of der: [UInt8]) throws -> [UInt8] {
         guard case .constructed(let certificate) = try DER.parse(der).content,
-            let tbs = certificate.first(where: { _ in true }),
+            let tbs = Array(certificate.prefix(1)).first,
             case .constructed(let fields) = tbs.content
         else { throw ASN1Error.invalidASN1Object(reason: "not a certificate") }
         var fieldsAfterVersion = Array(fields)

@@ -144,14 +144,17 @@ extension Connection {
     /// GETs `target` and reads the answer as HAL: the representation ``DecodeHAL`` read, or the
     /// body read here when the stack has no ``DecodeHAL``.
     ///
-    /// A link is the server's word, so the request carries credentials only to the connection's
-    /// credential origins; on a connection without a base URL that lists none, only to the
-    /// origin of the document the link came from.
+    /// A link is the server's word, so the request carries credentials only to the origins the
+    /// call that read `document` could send them to: the connection's, or, on a connection
+    /// without a base URL that lists none, the origin the first document was asked from. Trust
+    /// never moves to an origin a document names.
     func representation(at target: String, linkedFrom document: Representation) async throws -> Representation {
         let env = try await get(target) { request in
             request.headers.accepts(contentTypes: [HAL.mediaType])
-            if request.options.credentialOrigins.isEmpty, let origin = document.url {
-                request.options.credentialOrigins = [origin.absoluteString]
+            if request.options.credentialOrigins.isEmpty {
+                request.options.credentialOrigins =
+                    document.credentialOrigins.isEmpty
+                    ? document.url.flatMap(Origin.init).map { ["\($0)"] } ?? [] : document.credentialOrigins
             }
         }.value
         if let error = FaradayError.statusError(for: env) { throw error }

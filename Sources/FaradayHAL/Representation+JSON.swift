@@ -18,10 +18,34 @@ extension Representation {
         try self.init(json: json, url: url)
     }
 
+    /// Sets ``credentialOrigins`` here and in every embedded resource, at any depth.
+    private mutating func bindCredentials(to origins: [String]) {
+        credentialOrigins = origins
+        for (relation, resources) in embedded {
+            let bound = resources.all.map { resource in
+                var resource = resource
+                resource.bindCredentials(to: origins)
+                return resource
+            }
+            if case .single = resources, let only = bound.first {
+                embedded[relation] = .single(only)
+            } else {
+                embedded[relation] = .array(bound)
+            }
+        }
+    }
+
     /// Reads the body of a completion, the error (if any) carrying its request and response.
     init(reading env: Env) throws(FaradayError) {
         do {
             try self.init(data: env.response?.body ?? Data(), url: env.request.url)
+            // Those of the call; with none (no base URL, none listed), the origin of the URL the
+            // caller asked for, before any redirect.
+            var origins = env.request.options.credentialOrigins
+            if origins.isEmpty, let origin = Origin(env.redirects.first?.from ?? env.request.url) {
+                origins = ["\(origin)"]
+            }
+            bindCredentials(to: origins)
         } catch {
             var error = error.attaching(env.request)
             error.response = env.response

@@ -57,6 +57,9 @@ public struct Representation: Sendable, Hashable {
     public var url: URL?
     /// The CURIEs of the documents this one is embedded in, for resolving compact relations.
     var inheritedCURIEs: [Link] = []
+    /// The origins the call that read this document could send credentials to: links followed
+    /// from it keep to them, so that trust never moves to an origin a document names.
+    var credentialOrigins: [String] = []
 
     /// Creates a representation with `properties` and no links or embedded resources.
     public init(_ properties: [String: JSON] = [:], url: URL? = nil) {

@@ -66,7 +66,7 @@ import Testing
         var iterator = stream.completions.makeAsyncIterator()
         _ = try await iterator.next()
         for index in 0..<50 {
-            _ = try await connection.get("echo") { $0.options.readTimeout = .milliseconds(1_000 + index) }.value
+            _ = try await connection.get("echo") { $0.options.readTimeout = .milliseconds(30_000 + index) }.value
         }
         #expect(adapter.clientCount == 1, "only the stream's client is left")
         var frames = 1

@@ -93,6 +93,40 @@ import Testing
         #expect(received["https://evil.example/steal"] == [])
     }
 
+    @Test(arguments: [false, true])
+    func trustNeverMovesAlongAChainOfPages(_ hasBaseURL: Bool) async throws {
+        let stubs = TestAdapter()
+        let received = Received()
+        let pages = [
+            "https://api.example.com/v1/list": "https://evil.example/2",
+            "https://evil.example/2": "https://evil.example/3", "https://evil.example/3": nil,
+        ]
+        for (page, next) in pages {
+            let body =
+                next.map {
+                    #"{"_links":{"next":{"href":"\#($0)"}},"_embedded":{"item":{"_links":{"more":{"href":"\#($0)?via=embedded"}}}}}"#
+                } ?? "{}"
+            stubs.get(page) { env, _ in
+                received.record(env)
+                return StubResponse(headers: [.contentType: "application/hal+json"], body: body)
+            }
+        }
+        stubs.get("https://evil.example/2?via=embedded") { env, _ in
+            received.record(env)
+            return StubResponse(headers: [.contentType: "application/hal+json"], body: "{}")
+        }
+        let connection = try connection(hasBaseURL ? "https://api.example.com/v1" : nil, stubs)
+        let first = try await connection.get("https://api.example.com/v1/list").representation
+        var count = 0
+        for try await _ in first.pages(on: connection) { count += 1 }
+        #expect(count == 3)
+        #expect(received["https://api.example.com/v1/list"] == credentials)
+        #expect(received["https://evil.example/2"] == [])
+        #expect(received["https://evil.example/3"] == [], "page 3 is not trusted for being linked from page 2")
+        _ = try await first.follow(path: "item/more", on: connection)
+        #expect(received["https://evil.example/2?via=embedded"] == [])
+    }
+
     @Test func withoutABaseURLLinksStayOnTheirDocumentsOrigin() async throws {
         let (stubs, received) = shop()
         let connection = try connection(nil, stubs)

@@ -264,6 +264,10 @@ public final class Connection: Sendable {
     public func run(_ request: Request) -> Response {
         if let failure = request.pathFailure { return Response(request: request, failure: failure) }
         var request = request
+        // A request built by hand is bound to the connection's origin too.
+        if request.options.credentialOrigins.isEmpty, let origin = url.flatMap(Origin.init) {
+            request.options.credentialOrigins = ["\(origin)"]
+        }
         // Again after `configure` and endpoints had their say on the URL and its origins.
         request.dropDefaultCredentials(headers)
         let app: any App
@@ -300,19 +304,27 @@ public final class Connection: Sendable {
             options: defaults.options
         )
         request.base = defaults.base
+        if let origin = defaults.url.flatMap(Origin.init) {
+            request.options.credentialOrigins.insert("\(origin)", at: 0)
+        }
         do {
             let (url, pathQuery) = try URLResolver.resolve(path, against: defaults.base, resolution: resolution)
             request.url = url
-            if defaults.params.isEmpty && params.isEmpty {
+            // The connection's credential parameters (`api_key`…) stay on its origins, as its
+            // credential headers do.
+            let defaultParams =
+                request.isToCredentialOrigin
+                ? defaults.params
+                : Params(defaults.params.filter { !Redaction.matches($0.name, Redaction.credentialNames) })
+            if defaultParams.isEmpty && params.isEmpty {
                 request.url = Self.withQuery(pathQuery, on: url)
             } else {
                 let fromPath = try request.options.paramsEncoder.decode(pathQuery ?? "")
-                request.params = defaults.params.merging(fromPath).merging(params)
+                request.params = defaultParams.merging(fromPath).merging(params)
             }
         } catch {
             throw FaradayError.wrapping(error, request: request)
         }
-        if let base = defaults.url { request.options.credentialOrigins.insert(base.absoluteString, at: 0) }
         request.dropDefaultCredentials(defaults.headers)
         return request
     }

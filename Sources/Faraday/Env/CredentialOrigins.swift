@@ -22,21 +22,21 @@ extension Request {
     }
 }
 
-/// An origin as RFC 6454 defines it: scheme, host and port, compared after lowercasing, without
-/// a trailing dot on the host, and with the scheme's default port filled in.
-struct Origin: Hashable, Sendable {
+/// An origin as RFC 6454 defines it: scheme, host and port, compared after lowercasing, with the
+/// scheme's default port filled in. `example.com.` and `example.com` are different origins, as
+/// browsers hold: credentials fail closed.
+package struct Origin: Hashable, Sendable, CustomStringConvertible {
     let scheme: String
     let host: String
     let port: Int
 
-    init?(_ url: URL) {
-        guard let scheme = url.scheme?.lowercased(), var host = url.host?.lowercased(), !host.isEmpty else {
-            return nil
-        }
-        if host.hasSuffix(".") { host.removeLast() }
-        guard let port = url.port ?? (scheme == "https" || scheme == "wss" ? 443 : scheme == "http" ? 80 : nil) else {
-            return nil
-        }
+    package init?(_ url: URL) {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty,
+            let port = url.port ?? (scheme == "https" || scheme == "wss" ? 443 : scheme == "http" ? 80 : nil)
+        else { return nil }
         (self.scheme, self.host, self.port) = (scheme, host, port)
     }
+
+    /// `https://api.example.com:443`: the origin alone, no user info, path or query.
+    package var description: String { "\(scheme)://\(host):\(port)" }
 }

@@ -58,36 +58,65 @@ public struct Redaction: Sendable {
 
     // MARK: Applying
 
-    /// The headers with hidden values.
+    /// The headers with hidden values; the URLs of `Location`, `Content-Location` and `Referer`
+    /// redacted as URLs.
     func redact(_ fields: HTTPFields) -> HTTPFields {
         var redacted = HTTPFields()
         for field in fields {
-            let value = Self.matches(field.name.rawName, headers) ? replacement : field.value
+            let value: String
+            if Self.matches(field.name.rawName, headers) {
+                value = replacement
+            } else if Self.urlHeaders.contains(field.name) {
+                value = redacting(urlText: field.value)
+            } else {
+                value = field.value
+            }
             redacted.append(HTTPField(name: field.name, value: value))
         }
         return redacted
     }
 
+    /// Headers whose value is a URL.
+    private static let urlHeaders: [HTTPField.Name] = [.location, .contentLocation, .referer]
+
     /// The URL as text with its user info and credential query values hidden. (Text for a log,
     /// not a URL: the replacement is not percent-encoded.)
-    public func redacting(_ url: URL) -> String { redacting(urlText: url.absoluteString) }
+    public func redacting(_ url: URL) -> String {
+        redacting(urlText: url.absoluteString, userInfoEndsAtPath: true)
+    }
 
     /// A URL written as text (a `Location` value, say), redacted as ``redacting(_:)`` does; text
     /// that is not a URL passes through its query rule only.
     public func redacting(urlText text: String) -> String {
+        redacting(urlText: text, userInfoEndsAtPath: false)
+    }
+
+    /// `userInfoEndsAtPath`: the text is a parsed URL's, whose user info cannot hold a `/`.
+    private func redacting(urlText text: String, userInfoEndsAtPath: Bool) -> String {
         var text = text
-        if let userInfo = Self.userInfoRange(in: text) {
+        if let userInfo = Self.userInfoRange(in: text, endsAtPath: userInfoEndsAtPath) {
             let hidden = text[userInfo].contains(":") ? "\(replacement):\(replacement)" : replacement
             text.replaceSubrange(userInfo, with: hidden)
         }
-        guard let questionMark = text.firstIndex(of: "?") else { return text }
-        let fragmentStart = text[questionMark...].firstIndex(of: "#") ?? text.endIndex
-        let query = text[text.index(after: questionMark)..<fragmentStart]
-        let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+        // The query, then the fragment (OAuth's implicit flow puts `access_token` there).
+        let fragmentStart = text.firstIndex(of: "#") ?? text.endIndex
+        let queryStart = text[..<fragmentStart].firstIndex(of: "?")
+        var redacted = String(text[..<(queryStart ?? fragmentStart)])
+        if let queryStart {
+            redacted += "?" + redactingPairs(text[text.index(after: queryStart)..<fragmentStart])
+        }
+        if fragmentStart < text.endIndex {
+            redacted += "#" + redactingPairs(text[text.index(after: fragmentStart)...])
+        }
+        return redacted
+    }
+
+    /// `name=value&…` with the values of credential names hidden.
+    private func redactingPairs(_ pairs: Substring) -> String {
+        pairs.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             let name = pair.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
             return matchesField(name, queryKeys) ? "\(name)=\(replacement)" : String(pair)
         }.joined(separator: "&")
-        return String(text[...questionMark]) + redacted + String(text[fragmentStart...])
     }
 
     /// `text` with every appearance of `url` redacted, and its user info hidden wherever it is.
@@ -103,8 +132,10 @@ public struct Redaction: Sendable {
     }
 
     /// Where the user info (`user:password`, or a token as user name) of a URL's text is,
-    /// without its `@`.
-    private static func userInfoRange(in text: String) -> Range<String.Index>? {
+    /// without its `@`: up to the last `@` before the path of a parsed URL, or before the query
+    /// or fragment of text. A raw `/` in a password is not valid, but text from a server may
+    /// hold one, so in text a path with an `@` is hidden with it rather than a password shown.
+    private static func userInfoRange(in text: String, endsAtPath: Bool = true) -> Range<String.Index>? {
         let authorityStart: String.Index
         if text.hasPrefix("//") {
             authorityStart = text.index(text.startIndex, offsetBy: 2)
@@ -113,9 +144,9 @@ public struct Redaction: Sendable {
         } else {
             return nil
         }
-        let authority = text[authorityStart...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard let at = authority.lastIndex(of: "@"), at > authority.startIndex else { return nil }
-        return authority.startIndex..<at
+        let beforeQuery = text[authorityStart...].prefix { $0 != "?" && $0 != "#" && !(endsAtPath && $0 == "/") }
+        guard let at = beforeQuery.lastIndex(of: "@"), at > beforeQuery.startIndex else { return nil }
+        return beforeQuery.startIndex..<at
     }
 
     /// Whether a parameter or field name, percent- and `+`-decoded, matches `patterns` as it is

@@ -75,6 +75,35 @@ import Testing
         #expect(try connection.makeRequest(method: .get, target).headers[.authorization] == "Bearer default")
     }
 
+    @Test func defaultCredentialParamsStayOnTheConnectionsOrigin() throws {
+        let connection = try Connection(url: "https://api.example.com/v1", params: ["api_key": "k3y", "v": "2"])
+        let home = try connection.makeRequest(method: .get, "x")
+        #expect(home.url.query?.contains("api_key=k3y") == true)
+        let elsewhere = try connection.makeRequest(method: .get, "https://evil.example/x")
+        #expect(elsewhere.url.query == "v=2")
+    }
+
+    @Test func aRequestBuiltByHandIsBoundToTheConnectionsOriginToo() async throws {
+        let stubs = TestAdapter()
+        stubs.get("https://evil.example/x") { env, _ in
+            StubResponse(body: env.request.headers[.authorization] ?? "none")
+        }
+        let connection = try makeConnection([Authorization.Handler(.bearer("t0k"))], adapter: stubs)
+        let request = Request(method: .get, url: try #require(URL(string: "https://evil.example/x")))
+        #expect(try await connection.run(request).value.response?.text == "none")
+    }
+
+    @Test func aRedirectToAnotherOriginDropsKeyHeadersToo() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/go") { _, _ in StubResponse(status: .found, headers: [.location: "https://evil.example/x"]) }
+        stubs.get("https://evil.example/x") { env, _ in
+            StubResponse(body: env.request.headers[HTTPField.Name("X-Api-Key")!] ?? "none")
+        }
+        let connection = try makeConnection([FollowRedirects.Handler()], adapter: stubs)
+        let env = try await connection.get("go") { $0.headers[HTTPField.Name("X-Api-Key")!] = "k3y" }.value
+        #expect(env.response?.text == "none")
+    }
+
     @Test func authorizationAndTokenRefreshAddNothingForAnotherOrigin() async throws {
         let stubs = TestAdapter()
         stubs.get("https://api.example.com/v1/me", headers: [.authorization: "Bearer t0k"]) { _, _ in StubResponse() }

@@ -185,6 +185,32 @@ import Testing
         #expect(jar.allCookies.count == 1)
     }
 
+    @Test func floodingTheJarFromPlainHTTPCannotPushASecureCookieOut() throws {
+        let jar = try jar(["sid=good; Secure; Domain=example.com"], from: "https://example.com/")
+        let flood = (0..<(CookieJar.maximumCookiesPerDomain + 5)).map { "c\($0)=x; Domain=example.com" }
+        jar.store(setCookieHeaders: flood + ["sid=evil"], from: try url("http://example.com/"), now: now)
+        #expect(try header(jar, "https://example.com/")?.hasPrefix("sid=good") == true)
+        #expect(jar.allCookies.filter { $0.name == "sid" }.count == 1)
+        #expect(jar.allCookies.count == CookieJar.maximumCookiesPerDomain)
+        // From HTTPS, Secure cookies are evicted last: the non-secure ones go first.
+        let secure = try self.jar(["s=1; Secure; Domain=example.com"], from: "https://example.com/")
+        secure.store(setCookieHeaders: flood, from: try url("https://example.com/"), now: now)
+        #expect(secure.allCookies.contains { $0.name == "s" })
+    }
+
+    @Test func aSecureHostCookieIsLeftAloneByAPlainDomainCookieAboveIt() throws {
+        let jar = try jar(["sid=good; Secure"], from: "https://www.example.com/")
+        jar.store(setCookieHeaders: ["sid=evil; Domain=example.com"], from: try url("http://example.com/"), now: now)
+        #expect(try header(jar, "https://www.example.com/") == "sid=good")
+    }
+
+    @Test(arguments: ["https://x.com../", "https://a..b.com/"])
+    func aHostWithAnEmptyLabelGetsAndSetsNothing(_ origin: String) throws {
+        #expect(try jar(["a=1", "b=2; Domain=com"], from: origin).allCookies.isEmpty)
+        #expect(try jar(["a=1; Domain=com.."], from: "https://x.com/").allCookies.isEmpty)
+        #expect(PublicSuffixList.default.isPublicSuffix("com.."))
+    }
+
     @Test func plainHTTPMaySetOtherNamesAndHTTPSMayReplaceASecureCookie() throws {
         let jar = try jar(["sid=good; Secure"], from: "https://example.com/")
         jar.store(setCookieHeaders: ["theme=dark"], from: try url("http://example.com/"), now: now)

@@ -26,13 +26,35 @@ import Testing
     }
 
     @Test(arguments: [
-        ("https://ghp_SECRET@github.com/x", "https://[REDACTED]@github.com/x"),
-        ("https://ada:SECRET@e.com:8443/x?q=1", "https://[REDACTED]:[REDACTED]@e.com:8443/x?q=1"),
-        ("https://e.com/a@b", "https://e.com/a@b"),
+        ("https://ghp_SECRET@github.com/x", "https://[REDACTED]@github.com/x", "https://[REDACTED]@github.com/x"),
+        (
+            "https://ada:SECRET@e.com:8443/x?q=1", "https://[REDACTED]:[REDACTED]@e.com:8443/x?q=1",
+            "https://[REDACTED]:[REDACTED]@e.com:8443/x?q=1"
+        ),
+        // Text from a server may hide a password behind a raw `/`: there, an `@` in the path
+        // hides what comes before it; a parsed URL's user info ends at its path.
+        ("https://e.com/a@b", "https://e.com/a@b", "https://[REDACTED]@b"),
     ])
-    func aURLsUserInfoIsHiddenWhetherPasswordOrToken(_ string: String, _ expected: String) throws {
-        #expect(Redaction().redacting(try url(string)) == expected)
-        #expect(Redaction().redacting(urlText: string) == expected)
+    func aURLsUserInfoIsHiddenWhetherPasswordOrToken(_ string: String, _ asURL: String, _ asText: String) throws {
+        #expect(Redaction().redacting(try url(string)) == asURL)
+        #expect(Redaction().redacting(urlText: string) == asText)
+    }
+
+    @Test(arguments: [
+        "https://e.com/cb#access_token=SECRET&state=ok", "https://e.com/cb?x=1#id_token=SECRET&state=ok",
+        "https://ada:pa/SECRET@e.com/x?state=ok", "//ada:SECRET@e.com/?state=ok",
+    ])
+    func fragmentsAndOddUserInfoAreRedactedToo(_ text: String) {
+        let redacted = Redaction().redacting(urlText: text)
+        #expect(!redacted.contains("SECRET"), "\(redacted)")
+        #expect(redacted.contains("state=ok"))
+    }
+
+    @Test func urlsInLocationAndRefererHeadersAreRedacted() throws {
+        var request = Request(method: .get, url: try url("https://e.com/"))
+        request.headers[.referer] = "https://e.com/page?token=SECRET"
+        let command = request.curlCommand()
+        #expect(!command.contains("SECRET") && command.contains("token=[REDACTED]"))
     }
 
     @Test func commonKeyHeadersAreHiddenByDefault() throws {

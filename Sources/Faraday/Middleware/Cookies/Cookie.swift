@@ -137,7 +137,9 @@ enum CookieRules {
         guard var host = url.host?.lowercasedCheaply else { return nil }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host.hasSuffix(".") { host.removeLast() }
-        return host.isEmpty ? nil : host
+        // An empty label (`x.com..`, `a..b`) is no host name: nothing is stored or sent for it.
+        guard !host.isEmpty, !host.hasPrefix("."), !host.hasSuffix("."), !host.contains("..") else { return nil }
+        return host
     }
 
     /// §5.1.3: `host` is `domain`, or ends with `.domain` and is not an IP address.

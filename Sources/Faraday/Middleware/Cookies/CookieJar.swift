@@ -172,7 +172,7 @@ public final class CookieJar: Resettable {
             for outcome in outcomes {
                 switch outcome {
                 case .store(let cookie) where isSecureOrigin || !Self.shadowsSecureCookie(cookie, in: state):
-                    Self.put(cookie, into: &state, now: now)
+                    Self.put(cookie, into: &state, now: now, fromSecureOrigin: isSecureOrigin)
                 case .delete(let cookie) where isSecureOrigin || !Self.shadowsSecureCookie(cookie, in: state):
                     Self.remove(cookie, from: &state)
                 case .store, .delete, .ignore: break
@@ -196,7 +196,7 @@ public final class CookieJar: Resettable {
         }
     }
 
-    private static func put(_ cookie: Cookie, into state: inout State, now: Date) {
+    private static func put(_ cookie: Cookie, into state: inout State, now: Date, fromSecureOrigin: Bool = true) {
         let identity = cookie.identity
         var entry = Entry(cookie: cookie, order: state.nextOrder)
         if let existing = state.domains[cookie.domain]?[identity] {
@@ -208,7 +208,7 @@ public final class CookieJar: Resettable {
         }
         // Assigned through `default:`, which changes the domain's dictionary in place.
         state.domains[cookie.domain, default: [:]][identity] = entry
-        evict(&state, now: now, domain: cookie.domain)
+        evict(&state, now: now, domain: cookie.domain, keepingSecure: !fromSecureOrigin)
     }
 
     private static func remove(_ cookie: Cookie, from state: inout State) {
@@ -218,17 +218,29 @@ public final class CookieJar: Resettable {
     }
 
     /// Drops the domain's expired cookies and its oldest beyond the limit; past the jar's limit,
-    /// every expired cookie, then the oldest.
-    private static func evict(_ state: inout State, now: Date, domain: String) {
+    /// every expired cookie, then the oldest. `Secure` cookies go last (RFC 6265bis §5.7), and a
+    /// change from plain HTTP never removes one (`keepingSecure`): flooding the jar with
+    /// cookies from plain HTTP cannot push a `Secure` cookie out to replace it.
+    private static func evict(_ state: inout State, now: Date, domain: String, keepingSecure: Bool) {
         let expired = state.domains[domain]?.values.filter { $0.cookie.isExpired(at: now) } ?? []
         for entry in expired { remove(entry.cookie, from: &state) }
         if let live = state.domains[domain], live.count > maximumCookiesPerDomain {
-            let oldest = live.values.sorted { $0.order < $1.order }.dropLast(maximumCookiesPerDomain)
+            let oldest = evictionOrder(Array(live.values), keepingSecure: keepingSecure)
+                .prefix(live.count - maximumCookiesPerDomain)
             for entry in oldest { remove(entry.cookie, from: &state) }
         }
         guard state.count > maximumCookies else { return }
         for entry in state.all where entry.cookie.isExpired(at: now) { remove(entry.cookie, from: &state) }
-        for entry in state.all.prefix(max(0, state.count - maximumCookies)) { remove(entry.cookie, from: &state) }
+        let candidates = evictionOrder(state.all, keepingSecure: keepingSecure)
+        for entry in candidates.prefix(max(0, state.count - maximumCookies)) { remove(entry.cookie, from: &state) }
+    }
+
+    /// The entries in the order they go: not `Secure` first, then oldest first; without the
+    /// `Secure` ones when they are kept.
+    private static func evictionOrder(_ entries: [Entry], keepingSecure: Bool) -> [Entry] {
+        entries.filter { !(keepingSecure && $0.cookie.isSecure) }.sorted {
+            $0.cookie.isSecure != $1.cookie.isSecure ? !$0.cookie.isSecure : $0.order < $1.order
+        }
     }
 
     /// Applies a change, then saves a file-backed jar.

@@ -56,9 +56,10 @@ public struct PublicSuffixList: Sendable {
         self.init(text: try String(contentsOf: url, encoding: .utf8))
     }
 
-    /// `true` when `domain` is a public suffix.
+    /// `true` when `domain` is a public suffix, or no valid domain name (an empty label: no
+    /// cookie may be set for it either).
     public func isPublicSuffix(_ domain: String) -> Bool {
-        guard let domain = Self.normalized(domain) else { return false }
+        guard let domain = Self.normalized(domain) else { return true }
         return publicSuffixStart(in: domain) == domain.startIndex
     }
 
@@ -84,7 +85,9 @@ public struct PublicSuffixList: Sendable {
     private static func normalized(_ domain: String) -> String? {
         var domain = domain.lowercased()
         if domain.hasSuffix(".") { domain.removeLast() }
-        guard !domain.isEmpty, !domain.hasPrefix("."), !domain.contains("..") else { return nil }
+        guard !domain.isEmpty, !domain.hasPrefix("."), !domain.hasSuffix("."), !domain.contains("..") else {
+            return nil
+        }
         return domain
     }
 
@@ -118,7 +121,9 @@ enum Punycode {
     static func asciiDomain(_ domain: String) -> String? {
         guard !domain.allSatisfy(\.isASCII) else { return nil }
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false).map { label -> String in
-            label.allSatisfy(\.isASCII) ? String(label) : "xn--" + encode(label.unicodeScalars.map(\.value))
+            // A label is at most 63 bytes; longer is no name (and would only grow the encoder's sums).
+            label.allSatisfy(\.isASCII) || label.utf8.count > 63
+                ? String(label) : "xn--" + encode(label.unicodeScalars.map(\.value))
         }
         return labels.joined(separator: ".")
     }

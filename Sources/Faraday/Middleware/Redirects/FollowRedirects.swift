@@ -45,7 +45,8 @@ public struct FollowRedirects: Middleware {
         public var standardsCompliant: Bool
         /// Follow redirects from HTTPS to plain HTTP.
         public var allowsInsecureRedirects: Bool
-        /// The headers removed when a redirect leaves the origin.
+        /// The headers removed when a redirect leaves the origin: by default every credential
+        /// header ``Redaction/credentialHeaders`` names (`Authorization`, `Cookie`, `X-Api-Key`…).
         public var sensitiveHeaders: [HTTPField.Name]
         /// Called for each redirect followed.
         public var onRedirect: (@Sendable (Redirect) -> Void)?
@@ -55,7 +56,7 @@ public struct FollowRedirects: Middleware {
             limit: Int = 5,
             standardsCompliant: Bool = false,
             allowsInsecureRedirects: Bool = false,
-            sensitiveHeaders: [HTTPField.Name] = [.authorization, .cookie, .proxyAuthorization],
+            sensitiveHeaders: [HTTPField.Name] = Redaction.credentialHeaders.compactMap { HTTPField.Name($0) },
             onRedirect: (@Sendable (Redirect) -> Void)? = nil
         ) {
             self.limit = limit
@@ -172,11 +173,8 @@ public struct FollowRedirects: Middleware {
     }
 
     private static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
-        func origin(_ url: URL) -> (String, String, Int) {
-            let scheme = url.scheme?.lowercased() ?? ""
-            return (scheme, url.host?.lowercased() ?? "", url.port ?? (scheme == "https" ? 443 : 80))
-        }
-        return origin(lhs) == origin(rhs)
+        guard let lhs = Origin(lhs) else { return false }
+        return lhs == Origin(rhs)
     }
 
     private static func visitKey(_ request: Request) -> String {
