@@ -40,7 +40,7 @@ let upload = bodies.post(
     "videos",
     body: .multipart([
         .text("title", "Launch"),
-        try .file("video", at: movieURL, contentType: "video/mp4"),
+        .file("video", at: movieURL, contentType: "video/mp4"),
     ])
 )
 
@@ -77,7 +77,7 @@ let connection = try Connection(url: "https://api.example.com/v1") { builder in
     builder.adapter = URLSessionAdapter()
 }
 var base = Endpoint<Void>(decoder: .none)
-base.headers[HTTPField.Name("X-App-Key")!] = "DEAD-BEEF"
+base.headers[.named("X-App-Key")] = "DEAD-BEEF"
 let api = API(connection: connection, base: base.authenticated(with: .bearer(token)))
 
 let user = try await api.send(api.get(.json(User.self), from: "users/1"))

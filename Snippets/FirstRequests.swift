@@ -38,7 +38,7 @@ connection.get("users/1").onComplete { env in
 }
 
 // snippet.stream
-let feed = connection.get("feed") { $0.options.streaming = .chunks }
+let feed = connection.get("feed", streaming: .chunks)
 for try await frame in feed.completions where !frame.isFinal {
     print("\(frame.body.count) bytes")
 }

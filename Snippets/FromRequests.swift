@@ -14,7 +14,7 @@ let authToken = "DEADBEEF-DEADBEEF-DEADBEEF"
 
 // snippet.provider
 extension HTTPField.Name {
-    static let applicationKey = HTTPField.Name("X-Application-Key")!
+    static let applicationKey = HTTPField.Name.named("X-Application-Key")
 }
 
 let connection = try Connection(url: "https://dev.example.com/api") { $0.adapter = URLSessionAdapter() }

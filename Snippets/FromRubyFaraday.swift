@@ -6,7 +6,7 @@ import Foundation
 // snippet.show
 
 // snippet.connection
-let conn = try Connection(url: "https://api.example.com", headers: [HTTPField.Name("X-App")!: "docs"]) { f in
+let conn = try Connection(url: "https://api.example.com", headers: [.named("X-App"): "docs"]) { f in
     f.use(EncodeJSON.Handler())
     f.use(Authorization.Handler(.bearer("s3cret")))
     f.use(DecodeJSON.Handler())
@@ -30,7 +30,7 @@ struct Stamp: Middleware {
     let app: any App
 
     func onRequest(_ env: inout Env) async throws {
-        env.request.headers[HTTPField.Name("X-Stamp")!] = "\(Int(Date().timeIntervalSince1970))"
+        env.request.headers[.named("X-Stamp")] = "\(Int(Date().timeIntervalSince1970))"
     }
 
     func onComplete(_ env: inout Env) throws {

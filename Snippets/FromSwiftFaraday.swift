@@ -7,7 +7,7 @@ import Foundation
 struct Stamp: Middleware {
     let app: any App
     func onRequest(_ env: inout Env) async throws {
-        env.request.headers[HTTPField.Name("X-Stamp")!] = "1"
+        env.request.headers[.named("X-Stamp")] = "1"
     }
     struct Handler: Faraday.Handler {
         func build(app: any App) -> any App { Stamp(app: app) }
@@ -16,8 +16,10 @@ struct Stamp: Middleware {
 // snippet.show
 
 // snippet.connection
-let connection = try Connection(url: "https://api.example.com") { $0.adapter = URLSessionAdapter() }
-try connection.use(handler: Stamp.Handler())  // the original spelling still works
+let connection = Connection()
+connection.url = URL(string: "https://api.example.com/")
+try connection.use(handler: Stamp.Handler())  // the original spellings still work
+try connection.use(handler: URLSessionAdapter.Handler())  // installs the adapter
 connection.headers.auth(login: "ada", pass: "lovelace")  // Basic
 connection.headers.auth(token: "abc", options: ["realm": "api"])  // Token token="abc", realm="api"
 
@@ -35,7 +37,7 @@ connection.get(path: "heartbeat") { request in
 // snippet.async
 // New: the same handle can be awaited or iterated instead.
 let env = try await connection.get("users/1").value
-for try await line in connection.get("heartbeat") { $0.options.streaming = .lines }.completions {
+for try await line in connection.get("heartbeat", streaming: .lines).completions {
     if line.isFinal { break }
 }
 print(env.status?.code ?? 0)

@@ -14,7 +14,7 @@ struct ClientName: Middleware {
     let name: String
 
     func onRequest(_ env: inout Env) async throws {
-        env.request.headers[HTTPField.Name("X-Client-Name")!] = name
+        env.request.headers[.named("X-Client-Name")] = name
     }
 
     struct Handler: Faraday.Handler {

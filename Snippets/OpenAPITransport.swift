@@ -10,7 +10,7 @@ import OpenAPIRuntime
 // snippet.show
 
 // snippet.transport
-let connection = try Connection(url: nil) { builder in
+let connection = Connection(url: nil) { builder in
     builder.use(Authorization.Handler(.bearer("s3cret")))
     builder.use(Retry.Handler(statuses: [429, 503]))
     builder.use(HTTPLogger.Handler())

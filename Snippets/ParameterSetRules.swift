@@ -56,7 +56,7 @@ try request.apply([
 // Content-Type: application/x-plist, a property list with b = 2
 
 // snippet.multipart
-var upload = api.post(.multipart([try .file("doc", at: reportURL)]), to: "documents")
+var upload = api.post(.multipart([.file("doc", at: reportURL)]), to: "documents")
 upload.parameters = [
     ParameterSet(["title": "Q3"], encoding: .propertyList),  // becomes a "title" part
     ParameterSet(["ignored": true], encoding: .json),  // dropped

@@ -19,7 +19,7 @@ let connection = try Connection(url: "https://api.example.com/v1") { builder in
 
 let user = try await connection.get("users/1").decode(User.self)  // await and decode
 let created = try await connection.post("users", body: .text("…")).value  // the whole env
-for try await frame in connection.get("feed") { $0.options.streaming = .ndjson }.completions {
+for try await frame in connection.get("feed", streaming: .ndjson).completions {
     if !frame.isFinal { print(frame.body.count) }  // one per frame
 }
 connection.get("users/2").onComplete { env in print(env.status?.code ?? "failed") }  // callbacks
@@ -28,7 +28,7 @@ connection.get("users/2").onComplete { env in print(env.status?.code ?? "failed"
 struct ClientName: Middleware {
     let app: any App
     func onRequest(_ env: inout Env) async throws {
-        env.request.headers[HTTPField.Name("X-Client-Name")!] = "my-app"
+        env.request.headers[.named("X-Client-Name")] = "my-app"
     }
     struct Handler: Faraday.Handler {
         func build(app: any App) -> any App { ClientName(app: app) }

@@ -12,13 +12,13 @@ let connection = try Connection(url: "https://api.example.com") { builder in
 // snippet.loop
 var streaming = Streaming.ndjson
 streaming.idleTimeout = .seconds(30)
-for try await env in connection.get("feed") { $0.options.streaming = streaming }.completions {
+for try await env in connection.get("feed", streaming: streaming).completions {
     if env.isFinal { break }
     print(env.json?["id"]?.int ?? 0)  // DecodeJSON decoded this frame
 }
 
 // snippet.callbacks
-let heartbeat = connection.get("heartbeat") { $0.options.streaming = .lines }
+let heartbeat = connection.get("heartbeat", streaming: .lines)
     .onComplete { env in
         if env.isFinal {
             print("ended: \(env.error.map { "\($0.code)" } ?? "complete")")
@@ -29,7 +29,7 @@ let heartbeat = connection.get("heartbeat") { $0.options.streaming = .lines }
 _ = try? await heartbeat.value
 
 // snippet.head
-let download = connection.get("archive.tar") { $0.options.streaming = .chunks }
+let download = connection.get("archive.tar", streaming: .chunks)
 let head = try await download.head  // status and headers, before any byte of the body
 print(head.responseHeaders[.contentLength] ?? "unknown length")
 var received = 0

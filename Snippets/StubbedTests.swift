@@ -24,7 +24,7 @@ assert(user.json?["name"]?.string == "Ada")
 stubs.get("/v1/feed") { _, _ in
     StubResponse(chunks: [Data("a\n".utf8), Data("b\n".utf8)], ending: .fail(FaradayError(.readTimeout, "slow")))
 }
-let frames = connection.get("feed") { $0.options.streaming = .lines }
+let frames = connection.get("feed", streaming: .lines)
 do {
     for try await env in frames.completions where !env.isFinal { print(env.response?.text ?? "") }
 } catch let error as FaradayError {

@@ -128,8 +128,8 @@ final class ResponseStore: Sendable {
 }
 
 extension HTTPField.Name {
-    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
-    static let correlationID = HTTPField.Name("X-Correlation-ID")!
+    static let idempotencyKey = HTTPField.Name.named("Idempotency-Key")
+    static let correlationID = HTTPField.Name.named("X-Correlation-ID")
 }
 
 struct Echo: Decodable {
@@ -169,7 +169,7 @@ _ = try await connection.get("echo").value
 print("    requests the server received for it: \(server.requestsReceived - before)")
 
 print("4. GET /chunked, streamed: the response-only middleware sees every frame")
-let stream = connection.get("chunked", params: ["count": "3", "size": "10"]) { $0.options.streaming = .chunks }
+let stream = connection.get("chunked", params: ["count": "3", "size": "10"], streaming: .chunks)
 for try await _ in stream.completions {}
 
 try await server.shutdown()

@@ -14,7 +14,7 @@ let connection = try Connection(url: server.baseURL.absoluteString) { builder in
 
 // 1. A heartbeat: one JSON object per chunk; the callback stops the stream at count 3.
 print("Heartbeat:")
-let heartbeat = connection.get("heartbeat?interval=200&limit=10") { $0.options.streaming = .ndjson }
+let heartbeat = connection.get("heartbeat?interval=200&limit=10", streaming: .ndjson)
     .onComplete { env in
         if env.isFinal {
             print("  ended: \(env.error.map { "\($0.code)" } ?? "complete")")

@@ -68,7 +68,7 @@ extension Endpoint {
 }
 
 extension HTTPField.Name {
-    static let appVersion = HTTPField.Name("X-App-Version")!
+    static let appVersion = HTTPField.Name.named("X-App-Version")
 }
 
 let server = try await TestServer.start()

@@ -45,6 +45,7 @@ public struct DecodeHAL: Middleware {
         guard env.hasBodyToDecode, let mediaType = env.response?.headers.contentType,
             mediaType == HAL.mediaType || handler.contentTypes.contains(mediaType)
         else { return }
+        try env.requireDecodedBody()
         env[RepresentationKey.self] = try Representation(reading: env)
     }
 }

@@ -52,7 +52,7 @@ import Testing
         options.credentialOrigins = origins
         var headers = HTTPFields()
         headers[HTTPField.Name("X-Api-Key")!] = "k3y"
-        return try Connection(url: url.flatMap(URL.init(string:)), headers: headers, options: options) { builder in
+        return Connection(url: url.flatMap(URL.init(string:)), headers: headers, options: options) { builder in
             builder.use(DecodeHAL.Handler())
             builder.use(Authorization.Handler(.bearer("t0k")))
             builder.adapter = stubs

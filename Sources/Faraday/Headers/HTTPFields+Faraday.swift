@@ -4,16 +4,24 @@ import HTTPTypes
 extension HTTPFields {
     /// Sets `Authorization: Basic …` from a login and password (UTF-8, base64).
     ///
-    /// `auth(login: "login", pass: "pass")` sets `Basic bG9naW46cGFzcw==`.
-    public mutating func auth(login: String, pass: String) {
-        self[.authorization] = "Basic " + Data("\(login):\(pass)".utf8).base64EncodedString()
+    /// `auth(login: "login", pass: "pass")` sets `Basic bG9naW46cGFzcw==`, and returns the value
+    /// set (the original Swift Faraday's callers wrote `_ = headers.auth(…)`).
+    @discardableResult
+    public mutating func auth(login: String, pass: String) -> String {
+        let value = "Basic " + Data("\(login):\(pass)".utf8).base64EncodedString()
+        self[.authorization] = value
+        return value
     }
 
     /// Sets `Authorization: Token token="…"`, followed by `options` as `key="value"` pairs in
     /// sorted key order; quotes and backslashes in values are escaped.
-    public mutating func auth(token: String, options: [String: String] = [:]) {
+    /// Returns the value set.
+    @discardableResult
+    public mutating func auth(token: String, options: [String: String] = [:]) -> String {
         let pairs = [("token", token)] + options.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        self[.authorization] = "Token " + pairs.map { "\($0.0)=\(Self.quoted($0.1))" }.joined(separator: ", ")
+        let value = "Token " + pairs.map { "\($0.0)=\(Self.quoted($0.1))" }.joined(separator: ", ")
+        self[.authorization] = value
+        return value
     }
 
     /// Sets `Authorization: Bearer …`.
@@ -104,5 +112,22 @@ extension HTTPFields {
     private static func needsQuotes(_ value: String) -> Bool {
         value.isEmpty
             || value.contains { !($0.isASCII && ($0.isLetter || $0.isNumber || "-._~+!#$&^`|*'".contains($0))) }
+    }
+}
+
+extension HTTPField.Name {
+    /// A field name written in the source, with no optional to unwrap:
+    /// `request.headers[.named("X-Client-Name")] = "my-app"`.
+    ///
+    /// Only a literal is accepted, so the name is the programmer's, never data from outside; a
+    /// literal that is not a valid field name (a token) stops the program the first time it
+    /// runs, as an invalid literal should. Build names from outside data with
+    /// `HTTPField.Name(_:)`, which returns `nil` for an invalid one.
+    public static func named(_ literal: StaticString) -> HTTPField.Name {
+        let text = literal.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+        guard let name = HTTPField.Name(text) else {
+            preconditionFailure("\(text.debugDescription) is not a valid HTTP field name")
+        }
+        return name
     }
 }

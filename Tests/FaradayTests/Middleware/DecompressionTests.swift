@@ -136,6 +136,44 @@ import Testing
         )
     }
 
+    @Test(arguments: [(false, "gzip", "add Decompression"), (true, "br", "reads gzip and deflate only")])
+    func aDecoderNamesTheFixForABodyStillEncoded(
+        _ decompresses: Bool,
+        _ encoding: String,
+        _ fix: String
+    )
+        async throws
+    {
+        let handlers: [any Handler] =
+            decompresses ? [DecodeJSON.Handler(), Decompression.Handler()] : [DecodeJSON.Handler()]
+        let stubs = TestAdapter()
+        stubs.get("/v1/x") { _, _ in
+            StubResponse(headers: [.contentEncoding: encoding, .contentType: "application/json"], body: Self.gzip)
+        }
+        let error = await #expect(throws: FaradayError.self) {
+            try await makeConnection(handlers, adapter: stubs).get("x").value
+        }
+        #expect(error?.code == .parsingFailed)
+        #expect(error?.message.contains(fix) == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("not valid JSON") == false)
+    }
+
+    @Test func decodeJSONAboveOrBelowDecompressionReadsTheSameJSON() async throws {
+        let json = try #require(Data(base64Encoded: "H4sIAAAAAAACA6tWSs7PLUjMq1SyUirOT0tUqgUAH5V8PRIAAAA="))
+        let stubs = TestAdapter()
+        stubs.get("/v1/x") { _, _ in
+            StubResponse(headers: [.contentEncoding: "gzip", .contentType: "application/json"], body: json)
+        }
+        for handlers in [
+            [DecodeJSON.Handler(), Decompression.Handler()], [Decompression.Handler(), DecodeJSON.Handler()],
+        ]
+            as [[any Handler]]
+        {
+            let env = try await makeConnection(handlers, adapter: stubs).get("x").value
+            #expect(env.json?["company"]?.string == "sofa")
+        }
+    }
+
     @Test func theSizeLimitHolds() async throws {
         let stubs = TestAdapter()
         stubs.get("/v1/x") { _, _ in StubResponse(headers: [.contentEncoding: "gzip"], body: Self.gzip) }

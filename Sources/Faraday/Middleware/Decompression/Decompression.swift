@@ -72,11 +72,38 @@ public struct Decompression: Middleware {
 
     /// The format of a `Content-Encoding` this middleware decodes.
     private static func format(_ headers: HTTPFields) -> Inflater.Format? {
-        switch headers[.contentEncoding]?.trimmingHTTPWhitespace.lowercasedASCII {
+        headers[.contentEncoding].flatMap(format)
+    }
+
+    /// The format of a `Content-Encoding` value this middleware decodes.
+    static func format(_ encoding: String) -> Inflater.Format? {
+        switch encoding.trimmingHTTPWhitespace.lowercasedASCII {
         case "gzip", "x-gzip": .gzip
         case "deflate": .deflate
         default: nil
         }
     }
+}
 
+extension Env {
+    /// Fails with a clear ``FaradayError/Code/parsingFailed`` when the response body is still
+    /// content-encoded: the stack has no ``Decompression``, or the encoding is one it does not
+    /// read (`br`, `zstd`). Body decoders call it before parsing, so that gzip bytes are not
+    /// reported as "not valid JSON".
+    public func requireDecodedBody() throws(FaradayError) {
+        guard let encoding = response?.headers[.contentEncoding]?.trimmingHTTPWhitespace, !encoding.isEmpty,
+            encoding.lowercasedASCII != "identity", response?.body.isEmpty == false
+        else { return }
+        let fix =
+            Decompression.format(String(encoding)) == nil
+            ? "Decompression reads gzip and deflate only; ask the server for one of them with Accept-Encoding"
+            : "add Decompression to the stack (anywhere: it decodes before any completion hook runs)"
+        throw FaradayError(
+            .parsingFailed,
+            "The response body is still \(encoding)-encoded (Content-Encoding: \(encoding)): \(fix).",
+            method: request.method,
+            url: request.url,
+            response: response
+        )
+    }
 }

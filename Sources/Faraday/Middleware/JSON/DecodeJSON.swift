@@ -55,6 +55,7 @@ public struct DecodeJSON: Middleware {
         guard let response = env.response, env.hasBodyToDecode,
             handler.decodes(response.headers.contentType, isFrame: env.phase.frameIndex != nil)
         else { return }
+        try env.requireDecodedBody()
         do {
             env[DecodedJSONKey.self] = try handler.decoder.decodeJSONValue(from: response.body)
         } catch {
