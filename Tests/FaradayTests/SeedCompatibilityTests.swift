@@ -6,17 +6,6 @@ import Testing
 /// The original Swift Faraday's README (github.com/royratcliffe/Faraday), each line as it was
 /// written, `try` added where a call throws, against the in-process server.
 @Suite(.timeLimit(.minutes(1))) struct SeedCompatibilityTests {
-    /// What the server's `/echo` route saw.
-    struct Echo: Decodable {
-        let method: String
-        let uri: String
-        let path: String
-        let headers: [[String]]
-        let body: String
-
-        func header(_ name: String) -> String? { headers.first { $0[0].lowercased() == name }?[1] }
-    }
-
     /// The final completion of a response, by the seed's `onComplete`.
     private func final(_ response: Response) async -> Env {
         await withCheckedContinuation { continuation in
@@ -124,8 +113,8 @@ import Testing
         )
         #expect(sent.method == "POST")
         #expect(sent.path == "/echo/path/to/resource")
-        #expect(sent.header("authorization") == "Basic bG9naW46cGFzcw==")
-        #expect(sent.header("content-type") == "application/json")
+        #expect(sent.value("authorization") == "Basic bG9naW46cGFzcw==")
+        #expect(sent.value("content-type") == "application/json")
         #expect(try JSONDecoder().decode([String: String].self, from: Data(sent.body.utf8)) == ["ping": "pong"])
 
         let token = try echo(
@@ -135,10 +124,10 @@ import Testing
                 }
             )
         )
-        #expect(token.header("authorization") == #"Token token="abcdef", foo="bar""#)
+        #expect(token.value("authorization") == #"Token token="abcdef", foo="bar""#)
         // Connection headers are every request's default.
         connection.headers.auth(login: "login", pass: "pass")
-        #expect(try echo(await final(connection.get(path: "x"))).header("authorization") == "Basic bG9naW46cGFzcw==")
+        #expect(try echo(await final(connection.get(path: "x"))).value("authorization") == "Basic bG9naW46cGFzcw==")
         try await server.shutdown()
     }
 

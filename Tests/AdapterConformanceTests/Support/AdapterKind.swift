@@ -57,23 +57,6 @@ private func shutDown(_ adapter: any Adapter, _ server: TestServer) async throws
     try await server.shutdown()
 }
 
-/// What the server's `/echo` route answers.
-struct Echo: Decodable {
-    let method: String
-    let uri: String
-    let path: String
-    let headers: [[String]]
-    let body: String
-    let bodyLength: Int
-
-    /// The values of a header, case-insensitively, with comma-joined values split apart.
-    func values(_ name: String) -> [String] {
-        headers.filter { $0.first?.lowercased() == name.lowercased() }
-            .flatMap { ($0.last ?? "").split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-    }
-}
-
 extension Response {
     var echo: Echo {
         get async throws { try await decode(Echo.self) }
