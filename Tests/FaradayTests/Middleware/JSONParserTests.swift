@@ -2,9 +2,9 @@ import Faraday
 import Foundation
 import Testing
 
-/// `decodeJSONValue` reads JSON with Faraday's own parser and falls back to `JSONDecoder`; what
-/// it returns must be exactly what `JSONDecoder` would, and what it refuses must be refused with
-/// the decoder's `DecodingError`.
+/// `decodeJSONValue` reads JSON with Faraday's own parser, the authority: what it returns for a
+/// valid document must be exactly what `JSONDecoder` would, and what RFC 8259 refuses it refuses
+/// with a positioned `JSONSyntaxError`, even where Linux's `JSONDecoder` is lenient.
 @Suite(.timeLimit(.minutes(1))) struct JSONParserTests {
     static let documents = [
         #"{"id":1,"name":"widget"}"#, "[]", "{}", "null", "true", "false", "0", "-0", "42", "-17",
@@ -21,19 +21,19 @@ import Testing
         #""\u12""#, "[1] 2", "NaN", "[Infinity]", "1e400", #"{"a":1}}"#,
     ]
 
-    /// Not JSON, but JSONDecoder reads them; through the fallback, so does `decodeJSONValue`.
-    static let lenient = ["[1,]", #"{"a":1,}"#]
+    /// Not JSON, though Linux's JSONDecoder reads them: refused.
+    static let lenient = ["[1,]", #"{"a":1,}"#, "[1,2,]"]
 
-    @Test(arguments: documents + lenient)
+    @Test(arguments: documents)
     func aValidDocumentReadsAsJSONDecoderReadsIt(_ text: String) throws {
         let data = Data(text.utf8)
         let expected = try JSONDecoder().decode(JSON.self, from: data)
         #expect(try JSONDecoder().decodeJSONValue(from: data) == expected)
     }
 
-    @Test(arguments: invalid)
-    func anInvalidDocumentFailsWithTheDecodersError(_ text: String) {
-        #expect(throws: DecodingError.self) { try JSONDecoder().decodeJSONValue(from: Data(text.utf8)) }
+    @Test(arguments: invalid + lenient)
+    func anInvalidDocumentFailsWithAPositionedError(_ text: String) {
+        #expect(throws: JSONSyntaxError.self) { try JSONDecoder().decodeJSONValue(from: Data(text.utf8)) }
     }
 
     @Test func numbersKeepTheirKind() throws {
@@ -75,7 +75,8 @@ import Testing
         #expect(try decoder.decodeJSONValue(from: data) == decoder.decode(JSON.self, from: data))
     }
 
-    /// Mutated documents: whatever the parser accepts, `JSONDecoder` accepts with the same value.
+    /// Mutated documents: whatever the parser accepts, `JSONDecoder` accepts with the same value
+    /// (the decoder also accepts what RFC 8259 does not, such as trailing commas).
     @Test func mutatedDocumentsNeverDisagreeWithJSONDecoder() {
         var generator = SplitMix64(seed: 0x5EED)
         let alphabet = Array(#"{}[]",:0123456789-+.eE\ntrufalsn \u"#.utf8) + [0x00, 0xC3, 0xFF]
@@ -95,7 +96,7 @@ import Testing
             let data = Data(bytes)
             let fast = try? JSONDecoder().decodeJSONValue(from: data)
             let reference = try? JSONDecoder().decode(JSON.self, from: data)
-            #expect(fast == reference, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            if fast != nil { #expect(fast == reference, "\(String(decoding: bytes, as: UTF8.self).debugDescription)") }
         }
     }
 

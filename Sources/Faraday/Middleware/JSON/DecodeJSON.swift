@@ -9,8 +9,10 @@ import Foundation
 /// frame. The raw body stays in `env.response.body`; ``Response/decode(_:decoder:)`` uses this
 /// handler's decoder.
 ///
-/// A malformed body fails the call with ``FaradayError/Code/parsingFailed``; the error carries the
-/// response (and so the body) and the decoder's description of where parsing stopped.
+/// A body that is not JSON (RFC 8259, read by Faraday's own parser whatever the platform's
+/// `JSONDecoder` tolerates) fails the call with ``FaradayError/Code/parsingFailed``; the error
+/// carries the response (and so the body) and a ``JSONSyntaxError`` with the line, column, byte
+/// offset and reason.
 public struct DecodeJSON: Middleware {
     /// The app below.
     public let app: any App

@@ -79,22 +79,43 @@ public enum JSON: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int.self) {
-            self = .int(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .double(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSON].self) {
-            self = .array(value)
+        // By kind, so that an error inside an array or object is reported as itself, not as a
+        // failed guess at another kind.
+        if var elements = try? decoder.unkeyedContainer() {
+            var array: [JSON] = []
+            while !elements.isAtEnd { array.append(try elements.decode(JSON.self)) }
+            self = .array(array)
+        } else if let members = try? decoder.container(keyedBy: MemberKey.self) {
+            var object: [String: JSON] = [:]
+            for key in members.allKeys { object[key.stringValue] = try members.decode(JSON.self, forKey: key) }
+            self = .object(object)
         } else {
-            self = .object(try container.decode([String: JSON].self))
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() {
+                self = .null
+            } else if let value = try? container.decode(Bool.self) {
+                self = .bool(value)
+            } else if let value = try? container.decode(Int.self) {
+                self = .int(value)
+            } else if let value = try? container.decode(Double.self) {
+                self = .double(value)
+            } else if let value = try? container.decode(String.self) {
+                self = .string(value)
+            } else {
+                throw DecodingError.dataCorruptedError(
+                    in: container,
+                    debugDescription: "Not a JSON value: a number beyond the range of Double, or no JSON at all."
+                )
+            }
         }
+    }
+
+    /// Any member name of an object.
+    private struct MemberKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 
     /// Encodes the value as it is.

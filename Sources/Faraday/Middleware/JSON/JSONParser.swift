@@ -1,33 +1,103 @@
 import Foundation
 
-/// A strict RFC 8259 parser straight into ``JSON`` values, for the hot path of ``DecodeJSON``.
+/// Why a text is not JSON, and where reading stopped: what ``DecodeJSON`` reports (as the
+/// underlying error of ``FaradayError/Code/parsingFailed``) for a body RFC 8259 does not accept.
 ///
-/// `JSON`'s `Decodable` conformance has to guess each value's kind through a decoder, throwing
-/// and catching an error for every wrong guess; this reads the bytes once. It accepts only what
-/// `JSONDecoder` accepts, and gives up (`nil`) on anything else, so that callers fall back to the
-/// decoder for its error message (and for the encodings and extensions it also reads).
+/// ```
+/// line 1, column 4 (byte 3): expected a value, found ']'
+/// ```
+public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The offset in bytes, from 0, where reading stopped.
+    public let offset: Int
+    /// The line of ``offset``, from 1.
+    public let line: Int
+    /// The column of ``offset`` in bytes, from 1.
+    public let column: Int
+    /// What is wrong there.
+    public let reason: String
+
+    /// `line L, column C (byte B): reason`.
+    public var description: String { "line \(line), column \(column) (byte \(offset)): \(reason)" }
+
+    init(reason: String, offset: Int, in bytes: UnsafeRawBufferPointer) {
+        let before = bytes.prefix(offset)
+        let lastNewline = before.lastIndex(of: UInt8(ascii: "\n"))
+        self.offset = offset
+        self.line = 1 + before.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        self.column = offset - (lastNewline.map { $0 + 1 } ?? 0) + 1
+        self.reason = reason
+    }
+}
+
+/// The RFC 8259 parser: the authority on what ``DecodeJSON`` accepts, straight into ``JSON``
+/// values.
+///
+/// It accepts exactly the JSON texts of RFC 8259 and refuses anything else with a
+/// ``JSONSyntaxError`` naming the position and the reason (it passes every `y_` and `n_` case of
+/// JSONTestSuite). Where the RFC leaves the choice to the implementation:
+/// - a UTF-8 byte-order mark at the start is skipped (RFC 8259 §8.1 allows it); UTF-16 and UTF-32
+///   texts are refused (JSON between systems is UTF-8);
+/// - a repeated member name keeps its first value, as `JSONDecoder` does;
+/// - a whole number that does not fit `Int` becomes a `Double`; a number beyond `Double`'s range
+///   (`1e400`) is refused, not turned into infinity;
+/// - a lone surrogate escape (`"\uD800"`) and invalid UTF-8 in a string are refused;
+/// - nesting deeper than ``maximumDepth`` is refused.
 enum JSONParser {
     /// Nesting deeper than this is refused, as `JSONDecoder` does.
     static let maximumDepth = 512
 
-    /// The value of a whole JSON text, or `nil` when it is not one (or is beyond this parser).
-    static func parse(_ data: Data) -> JSON? {
-        data.withUnsafeBytes { bytes in
+    /// The value of a whole JSON text.
+    static func parse(_ data: Data) throws(JSONSyntaxError) -> JSON {
+        let result = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result<JSON, JSONSyntaxError> in
             var reader = Reader(bytes: bytes)
-            do {
+            do throws(Failure) {
+                try reader.start()
                 let value = try reader.value(depth: 0)
                 reader.skipWhitespace()
-                // Not `isAtEnd ? value : nil`: `JSON` is `ExpressibleByNilLiteral`, so that `nil`
-                // would be `.null`.
-                guard reader.isAtEnd else { return Optional<JSON>.none }
-                return value
+                guard reader.isAtEnd else { throw Failure(.trailingData, at: reader.index) }
+                return .success(value)
             } catch {
-                return nil
+                return .failure(JSONSyntaxError(reason: error.reason.description, offset: error.offset, in: bytes))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Why reading stopped, in the reader's terms; turned into a ``JSONSyntaxError`` once.
+    enum Reason: CustomStringConvertible {
+        case expected(String, found: UInt8?)
+        case unterminatedString, controlCharacter, invalidEscape, loneSurrogate, invalidUTF8
+        case invalidNumber, numberOutOfRange, tooDeep, trailingData, notUTF8
+
+        var description: String {
+            switch self {
+            case .expected(let what, let found):
+                let seen = found.map {
+                    $0 >= 0x20 && $0 < 0x7F ? "'\(Character(Unicode.Scalar($0)))'" : "byte 0x\(String($0, radix: 16))"
+                }
+                return "expected \(what), found \(seen ?? "the end of the text")"
+            case .unterminatedString: return "a string is not closed before the end of the text"
+            case .controlCharacter: return "a control character in a string must be escaped"
+            case .invalidEscape: return "an invalid escape sequence"
+            case .loneSurrogate: return "a UTF-16 surrogate escape without its pair"
+            case .invalidUTF8: return "a string is not valid UTF-8"
+            case .invalidNumber: return "an invalid number"
+            case .numberOutOfRange: return "a number beyond the range of Double"
+            case .tooDeep: return "nesting deeper than \(JSONParser.maximumDepth) levels"
+            case .trailingData: return "more after the end of the JSON text"
+            case .notUTF8: return "the text is UTF-16 or UTF-32; JSON between systems is UTF-8 (RFC 8259 §8.1)"
             }
         }
     }
 
-    private struct Invalid: Error {}
+    struct Failure: Error {
+        let reason: Reason
+        let offset: Int
+        init(_ reason: Reason, at offset: Int) {
+            self.reason = reason
+            self.offset = offset
+        }
+    }
 
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
@@ -36,6 +106,17 @@ enum JSONParser {
         init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
         var isAtEnd: Bool { index >= bytes.count }
+
+        /// Skips a UTF-8 byte-order mark; refuses UTF-16 and UTF-32 (a NUL among the first bytes).
+        mutating func start() throws(Failure) {
+            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+            if bytes.prefix(4).contains(0) || bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
+                throw Failure(.notUTF8, at: 0)
+            }
+        }
+
+        /// The byte at `index`, or `nil` at the end.
+        private var next: UInt8? { index < bytes.count ? bytes[index] : nil }
 
         mutating func skipWhitespace() {
             while index < bytes.count {
@@ -46,9 +127,9 @@ enum JSONParser {
             }
         }
 
-        mutating func value(depth: Int) throws(Invalid) -> JSON {
+        mutating func value(depth: Int) throws(Failure) -> JSON {
             skipWhitespace()
-            guard index < bytes.count else { throw Invalid() }
+            guard index < bytes.count else { throw Failure(.expected("a value", found: nil), at: index) }
             switch bytes[index] {
             case UInt8(ascii: "{"): return try object(depth: depth + 1)
             case UInt8(ascii: "["): return try array(depth: depth + 1)
@@ -63,64 +144,68 @@ enum JSONParser {
                 try literal("null")
                 return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
-            default: throw Invalid()
+            case let other: throw Failure(.expected("a value", found: other), at: index)
             }
         }
 
-        private mutating func object(depth: Int) throws(Invalid) -> JSON {
-            guard depth <= JSONParser.maximumDepth else { throw Invalid() }
+        private mutating func object(depth: Int) throws(Failure) -> JSON {
+            guard depth <= JSONParser.maximumDepth else { throw Failure(.tooDeep, at: index) }
             index += 1  // {
             var members: [String: JSON] = [:]
             skipWhitespace()
-            if try consume(UInt8(ascii: "}")) { return .object(members) }
+            if consume(UInt8(ascii: "}")) { return .object(members) }
             while true {
                 skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Invalid() }
+                guard next == UInt8(ascii: "\"") else {
+                    throw Failure(.expected("a member name in quotes", found: next), at: index)
+                }
                 let key = try string()
                 skipWhitespace()
-                guard try consume(UInt8(ascii: ":")) else { throw Invalid() }
+                guard consume(UInt8(ascii: ":")) else { throw Failure(.expected("':'", found: next), at: index) }
                 let member = try value(depth: depth)
                 // A repeated key keeps its first value, as JSONDecoder does.
                 if members.index(forKey: key) == nil { members[key] = member }
                 skipWhitespace()
-                if try consume(UInt8(ascii: ",")) { continue }
-                guard try consume(UInt8(ascii: "}")) else { throw Invalid() }
+                if consume(UInt8(ascii: ",")) { continue }
+                guard consume(UInt8(ascii: "}")) else { throw Failure(.expected("',' or '}'", found: next), at: index) }
                 return .object(members)
             }
         }
 
-        private mutating func array(depth: Int) throws(Invalid) -> JSON {
-            guard depth <= JSONParser.maximumDepth else { throw Invalid() }
+        private mutating func array(depth: Int) throws(Failure) -> JSON {
+            guard depth <= JSONParser.maximumDepth else { throw Failure(.tooDeep, at: index) }
             index += 1  // [
             var elements: [JSON] = []
             skipWhitespace()
-            if try consume(UInt8(ascii: "]")) { return .array(elements) }
+            if consume(UInt8(ascii: "]")) { return .array(elements) }
             while true {
                 elements.append(try value(depth: depth))
                 skipWhitespace()
-                if try consume(UInt8(ascii: ",")) { continue }
-                guard try consume(UInt8(ascii: "]")) else { throw Invalid() }
+                if consume(UInt8(ascii: ",")) { continue }
+                guard consume(UInt8(ascii: "]")) else { throw Failure(.expected("',' or ']'", found: next), at: index) }
                 return .array(elements)
             }
         }
 
-        /// Consumes `byte` if it is next.
-        private mutating func consume(_ byte: UInt8) throws(Invalid) -> Bool {
-            guard index < bytes.count else { throw Invalid() }
-            guard bytes[index] == byte else { return false }
+        /// Consumes `byte` if it is next (not at the end: the caller says what it expected).
+        private mutating func consume(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
             index += 1
             return true
         }
 
-        private mutating func literal(_ text: StaticString) throws(Invalid) {
+        private mutating func literal(_ text: StaticString) throws(Failure) {
             let count = text.utf8CodeUnitCount
-            guard bytes.count - index >= count else { throw Invalid() }
-            for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { throw Invalid() }
+            for offset in 0..<count
+            where index + offset >= bytes.count || bytes[index + offset] != text.utf8Start[offset] {
+                let found = index + offset < bytes.count ? bytes[index + offset] : nil
+                throw Failure(.expected("'\(text)'", found: found), at: index + offset)
+            }
             index += count
         }
 
         /// A string from its opening quote; the bytes must be UTF-8 and escapes well formed.
-        private mutating func string() throws(Invalid) -> String {
+        private mutating func string() throws(Failure) -> String {
             index += 1  // "
             let start = index
             // The common case: no escapes, one validation of the bytes as they are.
@@ -128,10 +213,10 @@ enum JSONParser {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
                     defer { index += 1 }
-                    return try text(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+                    return try text(UnsafeRawBufferPointer(rebasing: bytes[start..<index]), at: start)
                 }
                 if byte == UInt8(ascii: "\\") { break }
-                guard byte >= 0x20 else { throw Invalid() }
+                guard byte >= 0x20 else { throw Failure(.controlCharacter, at: index) }
                 index += 1
             }
             var unescaped = Array(bytes[start..<index])
@@ -140,24 +225,27 @@ enum JSONParser {
                 index += 1
                 switch byte {
                 case UInt8(ascii: "\""):
-                    guard let text = unescaped.withUnsafeBytes(String.init(utf8Validating:)) else { throw Invalid() }
+                    guard let text = unescaped.withUnsafeBytes(String.init(utf8Validating:)) else {
+                        throw Failure(.invalidUTF8, at: start)
+                    }
                     return text
                 case UInt8(ascii: "\\"): try unescape(into: &unescaped)
-                case ..<0x20: throw Invalid()
+                case ..<0x20: throw Failure(.controlCharacter, at: index - 1)
                 default: unescaped.append(byte)
                 }
             }
-            throw Invalid()
+            throw Failure(.unterminatedString, at: start - 1)
         }
 
-        private func text(_ utf8: UnsafeRawBufferPointer) throws(Invalid) -> String {
-            guard let text = String(utf8Validating: utf8) else { throw Invalid() }
+        private func text(_ utf8: UnsafeRawBufferPointer, at start: Int) throws(Failure) -> String {
+            guard let text = String(utf8Validating: utf8) else { throw Failure(.invalidUTF8, at: start) }
             return text
         }
 
         /// One escape after its backslash, appended as UTF-8.
-        private mutating func unescape(into output: inout [UInt8]) throws(Invalid) {
-            guard index < bytes.count else { throw Invalid() }
+        private mutating func unescape(into output: inout [UInt8]) throws(Failure) {
+            guard index < bytes.count else { throw Failure(.unterminatedString, at: index) }
+            let escapeStart = index - 1
             let byte = bytes[index]
             index += 1
             switch byte {
@@ -173,20 +261,20 @@ enum JSONParser {
                     // A high surrogate must be followed by an escaped low one.
                     guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"),
                         bytes[index + 1] == UInt8(ascii: "u")
-                    else { throw Invalid() }
+                    else { throw Failure(.loneSurrogate, at: escapeStart) }
                     index += 2
                     let low = UInt32(try hexQuad())
-                    guard (0xDC00..<0xE000).contains(low) else { throw Invalid() }
+                    guard (0xDC00..<0xE000).contains(low) else { throw Failure(.loneSurrogate, at: escapeStart) }
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                 }
-                guard let scalar = Unicode.Scalar(code) else { throw Invalid() }
+                guard let scalar = Unicode.Scalar(code) else { throw Failure(.loneSurrogate, at: escapeStart) }
                 output.append(contentsOf: scalar.utf8)
-            default: throw Invalid()
+            default: throw Failure(.invalidEscape, at: escapeStart)
             }
         }
 
-        private mutating func hexQuad() throws(Invalid) -> UInt16 {
-            guard bytes.count - index >= 4 else { throw Invalid() }
+        private mutating func hexQuad() throws(Failure) -> UInt16 {
+            guard bytes.count - index >= 4 else { throw Failure(.invalidEscape, at: index) }
             var value: UInt16 = 0
             for _ in 0..<4 {
                 let byte = bytes[index]
@@ -195,7 +283,7 @@ enum JSONParser {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
                 case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
                 case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: throw Invalid()
+                default: throw Failure(.invalidEscape, at: index)
                 }
                 value = value << 4 | UInt16(digit)
                 index += 1
@@ -205,20 +293,20 @@ enum JSONParser {
 
         /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`: an `Int` when whole and in
         /// range, else a finite `Double`.
-        private mutating func number() throws(Invalid) -> JSON {
+        private mutating func number() throws(Failure) -> JSON {
             let start = index
             let isNegative = bytes[index] == UInt8(ascii: "-")
             if isNegative { index += 1 }
-            guard index < bytes.count else { throw Invalid() }
+            guard index < bytes.count else { throw Failure(.invalidNumber, at: start) }
             if bytes[index] == UInt8(ascii: "0") {
                 index += 1
             } else {
-                guard try digits() > 0 else { throw Invalid() }
+                guard try digits() > 0 else { throw Failure(.invalidNumber, at: start) }
             }
             var isWhole = true
             if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
                 index += 1
-                guard try digits() > 0 else { throw Invalid() }
+                guard try digits() > 0 else { throw Failure(.invalidNumber, at: start) }
                 isWhole = false
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
@@ -226,17 +314,19 @@ enum JSONParser {
                 if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
                     index += 1
                 }
-                guard try digits() > 0 else { throw Invalid() }
+                guard try digits() > 0 else { throw Failure(.invalidNumber, at: start) }
                 isWhole = false
             }
             let text = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
             if isWhole, let whole = Self.integer(text, isNegative: isNegative) { return .int(whole) }
-            guard let double = Double(String(decoding: text, as: UTF8.self)), double.isFinite else { throw Invalid() }
+            guard let double = Double(String(decoding: text, as: UTF8.self)), double.isFinite else {
+                throw Failure(.numberOutOfRange, at: start)
+            }
             return .double(double)
         }
 
         /// Skips ASCII digits and returns how many there were.
-        private mutating func digits() throws(Invalid) -> Int {
+        private mutating func digits() throws(Failure) -> Int {
             let start = index
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             return index - start
@@ -259,12 +349,13 @@ enum JSONParser {
 }
 
 extension JSONDecoder {
-    /// Decodes a ``JSON`` value: with ``JSONParser`` when this decoder's settings cannot change
-    /// the result, falling back to the decoder itself (for its errors, and for what only it reads).
+    /// Decodes a ``JSON`` value with ``JSONParser``, the authority on what is JSON: a text it
+    /// refuses throws its ``JSONSyntaxError``. The decoder itself decodes only where its settings
+    /// change the result (a key or non-conforming float strategy), after the parser has accepted
+    /// the text.
     package func decodeJSONValue(from data: Data) throws -> JSON {
-        if case .useDefaultKeys = keyDecodingStrategy, case .throw = nonConformingFloatDecodingStrategy,
-            let json = JSONParser.parse(data)
-        {
+        let json = try JSONParser.parse(data)
+        if case .useDefaultKeys = keyDecodingStrategy, case .throw = nonConformingFloatDecodingStrategy {
             return json
         }
         return try decode(JSON.self, from: data)
