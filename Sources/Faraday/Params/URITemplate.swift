@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ```swift
 /// let search = try URITemplate("/orders{?status,page}")
-/// search.expand(["status": "shipped", "page": "2"])   // "/orders?status=shipped&page=2"
+/// try search.expand(["status": "shipped", "page": "2"])   // "/orders?status=shipped&page=2"
 /// ```
 ///
 /// Templated HAL links are expanded with it.
@@ -119,12 +119,15 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
 
     /// Expands the template; variables without a value (or with an empty list or pairs) are
     /// left out, as RFC 6570 says.
-    public func expand(_ variables: [String: Value]) -> String {
+    ///
+    /// - Throws: ``FaradayError/Code/invalidRequest`` for what RFC 6570 §2.4.1 makes an error:
+    ///   a prefix modifier (`{keys:1}`) on a list or name–value pairs.
+    public func expand(_ variables: [String: Value]) throws(FaradayError) -> String {
         var result = ""
         for part in parts {
             switch part {
             case .literal(let text): result += Self.encode(text, allowsReserved: true)
-            case .expression(let op, let specs): result += Self.expand(op, specs, variables)
+            case .expression(let op, let specs): result += try expand(op, specs, variables)
             }
         }
         return result
@@ -165,9 +168,9 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
         return .expression(op, specs)
     }
 
-    /// ALPHA, DIGIT, `_`, `.` (not first or doubled) and percent-encoded triplets.
+    /// ALPHA, DIGIT, `_`, `.` (not first, last or doubled) and percent-encoded triplets.
     private static func isVariableName(_ name: Substring) -> Bool {
-        guard !name.isEmpty, name.first != ".", !name.contains("..") else { return false }
+        guard !name.isEmpty, name.first != ".", name.last != ".", !name.contains("..") else { return false }
         var index = name.startIndex
         while index < name.endIndex {
             let character = name[index]
@@ -190,11 +193,24 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Expanding
 
-    private static func expand(_ op: Operator, _ specs: [VariableSpec], _ variables: [String: Value]) -> String {
+    private func expand(
+        _ op: Operator,
+        _ specs: [VariableSpec],
+        _ variables: [String: Value]
+    ) throws(FaradayError)
+        -> String
+    {
         var pieces: [String] = []
         for spec in specs {
             guard let value = variables[spec.name], !value.isEmptyComposite else { continue }
-            pieces.append(expand(spec, value, op))
+            if spec.prefix != nil, case .string = value {
+            } else if spec.prefix != nil {
+                throw FaradayError(
+                    .invalidRequest,
+                    "The URI template \(description.debugDescription) cannot expand \(spec.name): a prefix modifier applies to a string, and its value is a list or pairs (RFC 6570 §2.4.1)."
+                )
+            }
+            pieces.append(Self.expand(spec, value, op))
         }
         return pieces.isEmpty ? "" : op.first + pieces.joined(separator: op.separator)
     }

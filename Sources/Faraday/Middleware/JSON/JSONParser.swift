@@ -6,6 +6,16 @@ import Foundation
 /// ```
 /// line 1, column 4 (byte 3): expected a value, found ']'
 /// ```
+///
+/// Faraday's parser accepts exactly the JSON texts of RFC 8259 (every `y_` case of JSONTestSuite)
+/// and refuses the rest (every `n_` case), whatever the platform's `JSONDecoder` tolerates. Where
+/// the RFC leaves the choice open:
+/// - a UTF-8 byte-order mark at the start is skipped; UTF-16 and UTF-32 texts are refused;
+/// - a repeated member name keeps its first value, as `JSONDecoder` does;
+/// - a whole number that does not fit `Int` becomes a `Double`, a number that underflows becomes
+///   zero, and a number beyond `Double`'s range (`1e400`) is refused;
+/// - lone surrogate escapes (`"\uD800"`) and invalid UTF-8 in strings are refused;
+/// - nesting deeper than 512 levels is refused.
 public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The offset in bytes, from 0, where reading stopped.
     public let offset: Int
@@ -30,18 +40,7 @@ public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertibl
 }
 
 /// The RFC 8259 parser: the authority on what ``DecodeJSON`` accepts, straight into ``JSON``
-/// values.
-///
-/// It accepts exactly the JSON texts of RFC 8259 and refuses anything else with a
-/// ``JSONSyntaxError`` naming the position and the reason (it passes every `y_` and `n_` case of
-/// JSONTestSuite). Where the RFC leaves the choice to the implementation:
-/// - a UTF-8 byte-order mark at the start is skipped (RFC 8259 §8.1 allows it); UTF-16 and UTF-32
-///   texts are refused (JSON between systems is UTF-8);
-/// - a repeated member name keeps its first value, as `JSONDecoder` does;
-/// - a whole number that does not fit `Int` becomes a `Double`; a number beyond `Double`'s range
-///   (`1e400`) is refused, not turned into infinity;
-/// - a lone surrogate escape (`"\uD800"`) and invalid UTF-8 in a string are refused;
-/// - nesting deeper than ``maximumDepth`` is refused.
+/// values. Its policy is written on ``JSONSyntaxError``.
 enum JSONParser {
     /// Nesting deeper than this is refused, as `JSONDecoder` does.
     static let maximumDepth = 512
