@@ -311,19 +311,51 @@ import Testing
 }
 
 @Suite struct HTTPDateTests {
+    static let instant = Date(timeIntervalSince1970: 1_445_412_480)  // Wed, 21 Oct 2015 07:28:00 GMT
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)  // 2027
+
     @Test(arguments: [
         "Wed, 21 Oct 2015 07:28:00 GMT", "Wednesday, 21-Oct-15 07:28:00 GMT", "Wed Oct 21 07:28:00 2015",
         "21 Oct 2015 7:28:00", "Wed, 21-Oct-2015 07:28:00 GMT",
     ])
-    func commonFormatsParse(_ text: String) {
-        #expect(HTTPDate.parse(text) == Date(timeIntervalSince1970: 1_445_412_480))
+    func cookieDatesParseLeniently(_ text: String) {
+        #expect(HTTPDate.parseCookieDate(text) == Self.instant)
     }
 
     @Test(arguments: [
         "", "Wed, 31 Feb 2015 07:28:00 GMT", "Wed, 21 Oct 2015 25:28:00 GMT", "21 Oct 1500 07:28:00",
         "Wed, 21 Foo 2015 07:28:00 GMT", "tomorrow",
     ])
-    func invalidDatesDoNotParse(_ text: String) {
-        #expect(HTTPDate.parse(text) == nil)
+    func invalidCookieDatesDoNotParse(_ text: String) {
+        #expect(HTTPDate.parseCookieDate(text) == nil)
+    }
+
+    /// RFC 9110 §5.6.7: the three formats, and nothing else.
+    @Test(
+        arguments: [
+            ("Wed, 21 Oct 2015 07:28:00 GMT", instant), ("Wednesday, 21-Oct-15 07:28:00 GMT", instant),
+            ("Wed Oct 21 07:28:00 2015", instant), ("wed, 21 oct 2015 07:28:00 gmt", instant),
+            ("Sun Nov  6 08:49:37 1994", Date(timeIntervalSince1970: 784_111_777)),
+            ("Sunday, 06-Nov-94 08:49:37 GMT", Date(timeIntervalSince1970: 784_111_777)),
+            // Two-digit years: more than 50 years ahead of 2027 is the past century.
+            ("Friday, 01-Jan-77 00:00:00 GMT", Date(timeIntervalSince1970: 3_376_684_800)),
+            ("Thursday, 01-Jan-78 00:00:00 GMT", Date(timeIntervalSince1970: 252_460_800)),
+            ("Wed, 21 Oct 2015 07:28:00 UTC", nil), ("21 Oct 2015 07:28:00 GMT", nil),
+            ("Wed, 21 Oct 15 07:28:00 GMT", nil), ("Wed, 21-Oct-2015 07:28:00 GMT", nil),
+            ("Wed, 21 Oct 2015 7:28:00 GMT", nil), ("Wed, 31 Feb 2015 07:28:00 GMT", nil),
+            ("Wed Oct 21 07:28:00 15", nil), ("Wed,  21 Oct 2015 07:28:00 GMT", nil), ("0", nil), ("", nil),
+            ("tomorrow", nil), ("Wed, 21 Oct 2015 07:28:00 GMT trailing", nil),
+        ] as [(String, Date?)]
+    )
+    func httpDatesParseInTheirThreeFormatsOnly(_ text: String, _ expected: Date?) {
+        #expect(HTTPDate.parse(text, now: Self.now) == expected, "\(text)")
+    }
+
+    @Test func anInvalidRetryAfterDateIsNoDelay() {
+        let now = Self.instant
+        let valid: HTTPFields = [.retryAfter: "Wed, 21 Oct 2015 07:28:30 GMT"]
+        #expect(Retry.serverDelay(valid, now: now) == .seconds(30))
+        let invalid: HTTPFields = [.retryAfter: "in a while"]
+        #expect(Retry.serverDelay(invalid, now: now) == nil)
     }
 }

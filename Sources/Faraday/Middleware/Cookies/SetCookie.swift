@@ -117,7 +117,7 @@ enum SetCookie {
             let value = equals.map { String(piece[piece.utf8.index(after: $0)...].trimmingHTTPWhitespace) } ?? ""
             switch key {
             case "expires":
-                if let date = HTTPDate.parse(value) { expires = date }
+                if let date = HTTPDate.parseCookieDate(value) { expires = date }
             case "max-age":
                 // Digits, optionally after a minus; anything else leaves the attribute out.
                 let digits = value.hasPrefix("-") ? value.dropFirst() : Substring(value)

@@ -164,7 +164,8 @@ public struct Retry: Middleware {
     static func serverDelay(_ headers: HTTPFields, now: Date) -> Duration? {
         if let value = headers[.retryAfter]?.trimmingCharacters(in: .whitespaces) {
             if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
-            if let date = HTTPDate.parse(value) {
+            // An HTTP-date (RFC 9110 §5.6.7); an invalid one is no delay of the server's.
+            if let date = HTTPDate.parse(value, now: now) {
                 return .milliseconds(Int64(max(0, date.timeIntervalSince(now)) * 1000))
             }
         }
