@@ -66,6 +66,15 @@ import Testing
         #expect(jar.allCookies.allSatisfy { $0.isHostOnly })
     }
 
+    @Test func unicodeAndPunycodeSpellingsAreTheSameSuffixAndDomain() throws {
+        let origin = "https://xn--85x722f.xn--55qx5d.cn/"  // 食狮.公司.cn, as hosts arrive
+        #expect(try jar(["a=1; Domain=公司.cn"], from: origin).allCookies.isEmpty)
+        #expect(try jar(["a=1; Domain=xn--55qx5d.cn"], from: origin).allCookies.isEmpty)
+        let jar = try jar(["a=1; Domain=食狮.公司.cn"], from: origin)
+        #expect(jar.allCookies.first?.domain == "xn--85x722f.xn--55qx5d.cn")
+        #expect(try header(jar, "https://www.xn--85x722f.xn--55qx5d.cn/") == "a=1")
+    }
+
     @Test func aHostWithATrailingDotIsTheSameHost() throws {
         let jar = try jar(["sid=1; Domain=example.com."], from: "https://www.example.com./")
         #expect(jar.allCookies.first?.domain == "example.com")

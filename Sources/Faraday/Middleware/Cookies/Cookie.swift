@@ -131,15 +131,14 @@ enum CookieRules {
         }
     }
 
-    /// The host of `url` as cookies see it: lowercased, without IPv6 brackets or a trailing dot
-    /// (`bank.com.` is `bank.com`, so that `com.` is seen as the public suffix it is).
+    /// The host of `url` as cookies see it: without IPv6 brackets, in the canonical form of
+    /// ``DomainName`` (lowercase A-labels, no trailing dot: `bank.com.` is `bank.com`, so that
+    /// `com.` is seen as the public suffix it is); `nil` for an empty label (`x.com..`), for which
+    /// nothing is stored or sent.
     static func host(of url: URL) -> String? {
-        guard var host = url.host?.lowercasedCheaply else { return nil }
+        guard var host = url.host else { return nil }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if host.hasSuffix(".") { host.removeLast() }
-        // An empty label (`x.com..`, `a..b`) is no host name: nothing is stored or sent for it.
-        guard !host.isEmpty, !host.hasPrefix("."), !host.hasSuffix("."), !host.contains("..") else { return nil }
-        return host
+        return DomainName.canonical(host)
     }
 
     /// §5.1.3: `host` is `domain`, or ends with `.domain` and is not an IP address.

@@ -10,8 +10,8 @@ import Foundation
 ///
 /// Lookups follow the list's algorithm: exception rules (`!www.ck`) win, then the rule with the
 /// most labels, wildcards (`*.ck`) included; a domain no rule names has its last label as its
-/// public suffix. Unicode rules are matched in both their Unicode and their punycode (`xn--`)
-/// spelling, and a trailing dot is ignored (`com.` is `com`).
+/// public suffix. Rules and names are compared in one canonical form (lowercase IDNA A-labels, no
+/// trailing dot), so `公司.cn` and `xn--55qx5d.cn` are the same suffix and `com.` is `com`.
 public struct PublicSuffixList: Sendable {
     private let rules: Set<String>
     private let wildcards: Set<String>
@@ -30,15 +30,14 @@ public struct PublicSuffixList: Sendable {
             guard let token = line.split(whereSeparator: \.isWhitespace).first, !token.hasPrefix("//") else {
                 continue
             }
+            // Rules are kept in the one canonical form lookups use: lowercase IDNA A-labels.
             let rule = token.lowercased()
-            for spelling in Set([rule, Punycode.asciiDomain(rule) ?? rule]) {
-                if spelling.hasPrefix("!") {
-                    exceptions.insert(String(spelling.dropFirst()))
-                } else if spelling.hasPrefix("*.") {
-                    wildcards.insert(String(spelling.dropFirst(2)))
-                } else {
-                    plain.insert(spelling)
-                }
+            if rule.hasPrefix("!") {
+                if let name = DomainName.canonical(String(rule.dropFirst())) { exceptions.insert(name) }
+            } else if rule.hasPrefix("*.") {
+                if let name = DomainName.canonical(String(rule.dropFirst(2))) { wildcards.insert(name) }
+            } else if let name = DomainName.canonical(rule) {
+                plain.insert(name)
             }
         }
         self.rules = plain
@@ -59,58 +58,61 @@ public struct PublicSuffixList: Sendable {
     /// `true` when `domain` is a public suffix, or no valid domain name (an empty label: no
     /// cookie may be set for it either).
     public func isPublicSuffix(_ domain: String) -> Bool {
-        guard let domain = Self.normalized(domain) else { return true }
-        return publicSuffixStart(in: domain) == domain.startIndex
+        guard let labels = Self.labels(domain) else { return true }
+        return suffixLabelCount(labels.canonical) == labels.canonical.count
     }
 
-    /// The public suffix `domain` ends with (`co.uk` for `www.example.co.uk`), or `nil` for a
-    /// domain that is not a valid name (empty, or with an empty label).
+    /// The public suffix `domain` ends with (`co.uk` for `www.example.co.uk`), spelled as in
+    /// `domain` (lowercased), or `nil` for a name that is not valid (empty, or an empty label).
     public func publicSuffix(of domain: String) -> String? {
-        guard let domain = Self.normalized(domain) else { return nil }
-        return String(domain[publicSuffixStart(in: domain)...])
+        guard let labels = Self.labels(domain) else { return nil }
+        return labels.spelled.suffix(suffixLabelCount(labels.canonical)).joined(separator: ".")
     }
 
     /// The public suffix and one label before it (`example.co.uk` for `www.example.co.uk`): the
     /// domain a site registered. `nil` when `domain` is itself a public suffix, or not valid.
     public func registrableDomain(of domain: String) -> String? {
-        guard let domain = Self.normalized(domain) else { return nil }
-        let suffix = publicSuffixStart(in: domain)
-        guard suffix > domain.startIndex else { return nil }
-        let dotBefore = domain.index(before: suffix)
-        let labelStart = domain[..<dotBefore].lastIndex(of: ".").map { domain.index(after: $0) }
-        return String(domain[(labelStart ?? domain.startIndex)...])
+        guard let labels = Self.labels(domain) else { return nil }
+        let count = suffixLabelCount(labels.canonical)
+        guard count < labels.canonical.count else { return nil }
+        return labels.spelled.suffix(count + 1).joined(separator: ".")
     }
 
-    /// Lowercased, without a trailing dot; `nil` when empty or with an empty label.
-    private static func normalized(_ domain: String) -> String? {
-        var domain = domain.lowercased()
-        if domain.hasSuffix(".") { domain.removeLast() }
-        guard !domain.isEmpty, !domain.hasPrefix("."), !domain.hasSuffix("."), !domain.contains("..") else {
-            return nil
-        }
-        return domain
+    /// The labels of a name as written (lowercased) and in canonical form, label for label.
+    private static func labels(_ domain: String) -> (spelled: [Substring], canonical: [Substring])? {
+        guard let canonical = DomainName.canonical(domain) else { return nil }
+        var spelled = domain.lowercased()
+        if spelled.hasSuffix(".") { spelled.removeLast() }
+        return (
+            spelled.split(separator: ".", omittingEmptySubsequences: false),
+            canonical.split(separator: ".", omittingEmptySubsequences: false)
+        )
     }
 
-    /// Where the public suffix of a normalised domain starts.
-    private func publicSuffixStart(in domain: String) -> String.Index {
-        // Each suffix of the domain, longest first: the whole domain, then after each dot.
-        var starts = [domain.startIndex]
-        var index = domain.startIndex
-        while let dot = domain[index...].firstIndex(of: ".") {
-            index = domain.index(after: dot)
-            starts.append(index)
+    /// How many labels at the end of a canonical name are its public suffix: exception rules
+    /// win, then the rule with the most labels (wildcards included), else one.
+    private func suffixLabelCount(_ labels: [Substring]) -> Int {
+        let suffixes = labels.indices.map { labels[$0...].joined(separator: ".") }  // longest first
+        for (position, suffix) in suffixes.enumerated() where exceptions.contains(suffix) {
+            return labels.count - position - 1  // an exception's public suffix drops its first label
         }
-        for (position, start) in starts.enumerated() where exceptions.contains(String(domain[start...])) {
-            // An exception's public suffix is the rule without its first label.
-            return starts.indices.contains(position + 1) ? starts[position + 1] : domain.endIndex
+        for (position, suffix) in suffixes.enumerated() {
+            if position > 0 && wildcards.contains(suffix) { return labels.count - position + 1 }
+            if rules.contains(suffix) { return labels.count - position }
         }
-        for (position, start) in starts.enumerated() {
-            let suffix = String(domain[start...])
-            if position > 0 && wildcards.contains(suffix) { return starts[position - 1] }
-            if rules.contains(suffix) { return start }
-        }
-        // No rule: the prevailing rule is `*`, the last label.
-        return starts[starts.count - 1]
+        return 1  // no rule: the prevailing rule is `*`
+    }
+}
+
+/// Domain names in the one form every domain decision compares: lowercase, no trailing dot,
+/// internationalised labels as IDNA A-labels (`公司.cn` is `xn--55qx5d.cn`).
+enum DomainName {
+    /// The canonical form of `name`, or `nil` when it is empty or has an empty label.
+    static func canonical(_ name: String) -> String? {
+        var name = name.lowercasedCheaply
+        if name.hasSuffix(".") { name.removeLast() }
+        guard !name.isEmpty, !name.hasPrefix("."), !name.hasSuffix("."), !name.contains("..") else { return nil }
+        return Punycode.asciiDomain(name) ?? name
     }
 }
 

@@ -127,11 +127,11 @@ enum SetCookie {
                     ? 0 : min(Double(digits) ?? SetCookie.maximumLifetime, SetCookie.maximumLifetime)
                 maxAge = seconds <= 0 ? Date.distantPast : now.addingTimeInterval(seconds)
             case "domain":
-                // `.example.com` is `example.com`; `com.` is `com` (before the public-suffix check).
-                var domain = Substring(value)
-                if domain.hasPrefix(".") { domain = domain.dropFirst() }
-                if domain.hasSuffix(".") { domain = domain.dropLast() }
-                if !domain.isEmpty { self.domain = String(domain).lowercasedCheaply }
+                // `.example.com` is `example.com`; then the canonical form (`com.` is `com`, `公司.cn`
+                // is `xn--55qx5d.cn`) before the public-suffix check. A name with an empty label
+                // stays as it is and is refused there.
+                let domain = value.hasPrefix(".") ? String(value.dropFirst()) : value
+                if !domain.isEmpty { self.domain = DomainName.canonical(domain) ?? domain.lowercasedCheaply }
             case "path":
                 path = value.hasPrefix("/") ? value : nil
             case "secure": isSecure = true
