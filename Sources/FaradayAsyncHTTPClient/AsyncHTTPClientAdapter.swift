@@ -271,6 +271,8 @@ public final class AsyncHTTPClientAdapter: Adapter {
             status: try Self.status(head.head.status, request: request),
             headers: Self.fields(head.head.headers)
         )
+        let version = head.head.version
+        completion.response?.httpVersion = version.minor == 0 ? "\(version.major)" : "\(version.major).\(version.minor)"
         guard streams else {
             completion.response?.body = head.body.map { Data(buffer: $0, byteTransferStrategy: .noCopy) } ?? Data()
             lease.release()

@@ -19,6 +19,14 @@ extension AdapterConformance {
         }
 
         @Test(arguments: AdapterKind.allCases)
+        func theHTTPVersionIsOnTheResponseWhereTheAdapterKnowsIt(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, _ in
+                let version = try await connection.get("echo").value.response?.httpVersion
+                #expect(version == (kind == .asyncHTTPClient ? "1.1" : nil))
+            }
+        }
+
+        @Test(arguments: AdapterKind.allCases)
         func aBodyWithGETIsSentOrRefusedBeforeSending(_ kind: AdapterKind) async throws {
             try await withConnection(kind) { connection, server in
                 let before = server.requestsReceived

@@ -37,6 +37,8 @@ extension AdapterConformance {
             let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
             let env = try await connection.post("echo", body: .text("over h2")).value
             #expect(env.responseHeaders[HTTPField.Name("x-http-version")!] == "2")
+            #expect(env.response?.httpVersion == "2", "the negotiated version is on the response")
+            #expect(try await connection.get("echo").value.response?.httpVersion == "2")
             #expect(env.response?.text == "POST /echo")
             // Several streams on the one connection, at once.
             try await withThrowingTaskGroup(of: String?.self) { group in

@@ -10,6 +10,10 @@ public struct ResponseData: Sendable, Hashable {
     /// The raw body bytes: the whole body when buffered, one frame when streamed. Decoding
     /// middleware keep these bytes and put the decoded value beside them.
     public var body: Data
+    /// The HTTP version the response came over (`"1.1"`, `"2"`), where the adapter knows it:
+    /// `AsyncHTTPClientAdapter` sets it; ``URLSessionAdapter`` cannot (Foundation does not show
+    /// it before the transfer ends) and leaves it `nil`, as does ``TestAdapter``.
+    public var httpVersion: String?
 
     /// Creates a response.
     public init(status: HTTPResponse.Status, headers: HTTPFields = HTTPFields(), body: Data = Data()) {
