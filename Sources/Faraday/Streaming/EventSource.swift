@@ -41,14 +41,13 @@ public struct EventSource: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         private let source: EventSource
         private var current: Response.CompletionSequence.AsyncIterator?
-        private var lastEventID = ""
-        private var retry: Duration
+        /// The last event ID and reconnection time, kept by each connection's framer.
+        private let state = EventStreamState()
         private var failedReconnects = 0
         private var isFinished = false
 
         init(_ source: EventSource) {
             self.source = source
-            self.retry = source.reconnectionTime
         }
 
         /// The next event, reconnecting as often as it takes; `nil` once the server answers 204
@@ -61,8 +60,6 @@ public struct EventSource: AsyncSequence, Sendable {
                 do {
                     if let env = try await current?.next(), !env.isFinal {
                         guard let event = env.serverSentEvent else { continue }
-                        lastEventID = event.lastEventID
-                        if let asked = event.retry { retry = asked }
                         failedReconnects = 0
                         return event
                     }
@@ -81,8 +78,10 @@ public struct EventSource: AsyncSequence, Sendable {
             var headers = source.headers
             headers[.accept] = "text/event-stream"
             headers[.cacheControl] = "no-cache"
+            let lastEventID = state.lastEventID
             if !lastEventID.isEmpty, let name = HTTPField.Name("Last-Event-ID") { headers[name] = lastEventID }
-            let streaming = source.streaming
+            var streaming = source.streaming
+            streaming.eventStreamState = state
             let response = source.connection.get(source.path, headers: headers) { $0.options.streaming = streaming }
             do {
                 let head = try await response.head
@@ -114,7 +113,7 @@ public struct EventSource: AsyncSequence, Sendable {
                     "The event stream could not be resumed after \(source.maxReconnects) attempts."
                 )
             }
-            try await Task.sleep(for: retry)
+            try await Task.sleep(for: state.reconnectionTime ?? source.reconnectionTime)
         }
     }
 

@@ -36,7 +36,15 @@ struct ServerSentEventFramer: Framer {
     private var retry: Duration?
     private var eventSize = 0
 
-    init(maxFrameSize: Int) { self.maxFrameSize = maxFrameSize }
+    /// Shared with the ``EventSource`` this stream belongs to, across its reconnections.
+    private let state: EventStreamState?
+
+    init(maxFrameSize: Int, state: EventStreamState? = nil) {
+        self.maxFrameSize = maxFrameSize
+        self.state = state
+        // WHATWG HTML §9.2: the last event ID buffer survives a reconnection.
+        self.lastEventID = state?.lastEventID ?? ""
+    }
 
     mutating func frames(from chunk: Data) throws(FaradayError) -> [Frame] {
         buffer.append(chunk)
@@ -93,12 +101,9 @@ struct ServerSentEventFramer: Framer {
         var valueStart = colon.map { $0 + 1 } ?? bytes.endIndex
         if valueStart < bytes.endIndex, bytes[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
         let field = Field(name)
-        guard let value = String(utf8Validating: UnsafeRawBufferPointer(rebasing: bytes[valueStart...])),
-            field != .other || String(utf8Validating: name) != nil
-        else {
-            throw FaradayError(.invalidResponse, "The event stream has bytes that are not UTF-8.")
-        }
         if name.isEmpty { return }  // a comment
+        // The stream is decoded as UTF-8 with invalid bytes as U+FFFD, as the spec decodes it.
+        let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart...]), as: UTF8.self)
         eventSize += bytes.count
         guard eventSize <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
         switch field {
@@ -113,6 +118,7 @@ struct ServerSentEventFramer: Framer {
                 let milliseconds = Int64(value)
             {
                 retry = .milliseconds(milliseconds)
+                state?.setReconnectionTime(.milliseconds(milliseconds))  // at once, event or not
             }
         case .other: break
         }
@@ -148,6 +154,8 @@ struct ServerSentEventFramer: Framer {
             retry = nil
             eventSize = 0
         }
+        // The last event ID is set at every blank line, whether an event is dispatched or not.
+        state?.lastEventID = lastEventID
         guard hasData else { return }
         if data.hasSuffix("\n") { data.removeLast() }
         let event = ServerSentEvent(
@@ -158,6 +166,24 @@ struct ServerSentEventFramer: Framer {
         )
         frames.append(Frame(data.utf8Data, event: event))
     }
+}
+
+/// What an ``EventSource`` keeps across its connections (WHATWG HTML §9.2): the last event ID
+/// and the reconnection time the server asked for, written by each connection's framer as its
+/// fields arrive.
+final class EventStreamState: Sendable {
+    private let state = Locked<(lastEventID: String, reconnectionTime: Duration?)>(("", nil))
+
+    /// The last event ID, sent as `Last-Event-ID` on reconnection.
+    var lastEventID: String {
+        get { state.withLock { $0.lastEventID } }
+        set { state.withLock { $0.lastEventID = newValue } }
+    }
+
+    /// The reconnection time of the last `retry:` field, if any.
+    var reconnectionTime: Duration? { state.withLock { $0.reconnectionTime } }
+
+    func setReconnectionTime(_ time: Duration) { state.withLock { $0.reconnectionTime = time } }
 }
 
 /// Where the framing puts a completion's server-sent event.

@@ -25,6 +25,9 @@ public struct Streaming: Sendable {
     /// The longest wait for the next frame; past it the call fails with
     /// ``FaradayError/Code/readTimeout``.
     public var idleTimeout: Duration?
+    /// What an ``EventSource`` keeps across its connections, read and written by the framer of
+    /// each one; `nil` for a single stream.
+    var eventStreamState: EventStreamState?
 
     init(_ kind: Kind) {
         self.kind = kind
@@ -55,7 +58,7 @@ public struct Streaming: Sendable {
         case .chunks: ChunkFramer()
         case .lines: LineFramer(maxFrameSize: maxFrameSize, skipsEmptyLines: false)
         case .ndjson: LineFramer(maxFrameSize: maxFrameSize, skipsEmptyLines: true)
-        case .serverSentEvents: ServerSentEventFramer(maxFrameSize: maxFrameSize)
+        case .serverSentEvents: ServerSentEventFramer(maxFrameSize: maxFrameSize, state: eventStreamState)
         case .jsonSequence: JSONSequenceFramer(maxFrameSize: maxFrameSize)
         case .custom(let make): make(maxFrameSize)
         }

@@ -116,12 +116,28 @@ import Testing
         }
     }
 
-    @Test func invalidUTF8InAnEventStreamIsAnError() {
-        #expect {
-            try frames(.serverSentEvents, [Data("data: ".utf8) + Data([0xFF, 0xFE]) + Data("\n\n".utf8)])
-        } throws: { error in
-            (error as? FaradayError)?.code == .invalidResponse
-        }
+    @Test func invalidUTF8InAnEventStreamIsDecodedAsReplacementCharacters() throws {
+        let parsed = try frames(.serverSentEvents, [Data("data: a".utf8) + Data([0xFF, 0xFE]) + Data("b\n\n".utf8)])
+        #expect(parsed.compactMap(\.event).map(\.data) == ["a\u{FFFD}\u{FFFD}b"])
+    }
+
+    @Test func theLastEventIDAndRetrySurviveTheEventsThatCarryThem() throws {
+        let state = EventStreamState()
+        var streaming = Streaming.serverSentEvents
+        streaming.eventStreamState = state
+        var first = streaming.makeFramer()
+        // A retry before any event, then an id with no data: both count at once.
+        _ = try first.frames(from: Data("retry: 1234\n\nid: 7\n\n".utf8))
+        #expect(state.reconnectionTime == .milliseconds(1234))
+        #expect(state.lastEventID == "7")
+        // The next connection's events without an id carry the one before.
+        var second = streaming.makeFramer()
+        let events = try second.frames(from: Data("data: a\n\nid: 8\ndata: b\n\ndata: c\n\n".utf8)).compactMap(\.event)
+        #expect(events.map(\.lastEventID) == ["7", "8", "8"])
+        #expect(state.lastEventID == "8")
+        // An empty id resets it, as the spec says.
+        _ = try second.frames(from: Data("id\n\n".utf8))
+        #expect(state.lastEventID == "")
     }
 }
 

@@ -83,6 +83,31 @@ import Testing
         #expect(events == [ServerSentEvent(type: "greet", data: "hi", lastEventID: "9")])
     }
 
+    @Test func anEventSourceKeepsTheLastEventIDAcrossReconnects() async throws {
+        let stubs = TestAdapter()
+        let attempts = Locked(0)
+        let sent = Locked<[String]>([])
+        // Each connection ends after its chunks; the fourth answers 204, which ends the source.
+        let streams = ["id: 7\ndata: a\n\n", "data: b\n\n", "retry: 1\n\nid: 9\n\n", ""]
+        stubs.get("/v1/events") { env, _ in
+            let attempt = attempts.withLock { count in
+                defer { count += 1 }
+                return count
+            }
+            sent.withLock { $0.append(env.request.headers[HTTPField.Name("Last-Event-ID")!] ?? "none") }
+            guard attempt < 3 else { return StubResponse(status: .noContent) }
+            return StubResponse(headers: [.contentType: "text/event-stream"], chunks: [Data(streams[attempt].utf8)])
+        }
+        let connection = try makeConnection(adapter: stubs)
+        var source = connection.eventSource("events")
+        source.reconnectionTime = .milliseconds(1)
+        var events: [ServerSentEvent] = []
+        for try await event in source { events.append(event) }
+        #expect(events.map(\.data) == ["a", "b"])
+        #expect(events.map(\.lastEventID) == ["7", "7"], "an event without id keeps the one before")
+        #expect(sent.withLock { $0 } == ["none", "7", "7", "9"], "sent after every reconnect, the id with no data too")
+    }
+
     @Test func aCustomFramerCutsFixedSizeRecords() async throws {
         struct FixedSize: Framer {
             let size: Int
