@@ -14,7 +14,10 @@ public protocol App: Sendable {
 ///
 /// An adapter honours every ``RequestOptions`` value it can and refuses a request with one it
 /// cannot honour (``FaradayError/Code/unsupportedOption``) before sending anything. It never
-/// follows redirects or decompresses bodies on its own: those are middleware's jobs.
+/// follows redirects on its own, and hands up a body as the stack asked for it: where a platform
+/// decodes a compressed body itself (URLSession does, for the gzip ``Decompression`` asks for),
+/// the adapter removes `Content-Encoding` and `Content-Length`, so that the stack sees one plain
+/// body whatever the adapter.
 public protocol Adapter: App {}
 
 /// Builds one middleware around the app below it. A connection's stack is a list of handlers.
