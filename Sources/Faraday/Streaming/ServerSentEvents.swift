@@ -23,7 +23,7 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// The event-stream parser of the WHATWG spec: UTF-8 (an initial BOM dropped), lines ending in
 /// CRLF, LF or CR, comments, `event`, `data`, `id` and `retry` fields, and an event dispatched
 /// at each blank line. A stream that ends inside an event drops that event, as the spec says.
-/// Bytes that are not UTF-8 fail the call (``FaradayError/Code/invalidResponse``).
+/// Bytes that are not UTF-8 are decoded as U+FFFD, as the spec decodes the stream.
 struct ServerSentEventFramer: Framer {
     let maxFrameSize: Int
     private var buffer = Data()
