@@ -13,11 +13,25 @@ extension Response {
         _ type: Value.Type,
         decoder: JSONDecoder? = nil
     ) async throws(FaradayError) -> Value {
-        let env = try await value
+        try await value.decode(type, decoder: decoder)
+    }
+}
+
+extension Env {
+    /// Decodes this completion's body as JSON into `type` (a page of ``LinkPages``, a frame), with
+    /// `decoder` or the one ``DecodeJSON`` was configured with.
+    ///
+    /// - Throws: ``FaradayError/Code/parsingFailed`` carrying the response and the `DecodingError`.
+    public func decode<Value: Decodable>(
+        _ type: Value.Type,
+        decoder: JSONDecoder? = nil
+    ) throws(FaradayError)
+        -> Value
+    {
         do {
-            return try (decoder ?? env.jsonDecoder).decode(type, from: env.body)
+            return try (decoder ?? jsonDecoder).decode(type, from: body)
         } catch {
-            throw .parsingFailed("The response body could not be decoded as \(type)", env: env, underlying: error)
+            throw .parsingFailed("The response body could not be decoded as \(type)", env: self, underlying: error)
         }
     }
 }

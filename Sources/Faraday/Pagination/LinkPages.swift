@@ -1,0 +1,129 @@
+import Foundation
+import HTTPTypes
+
+/// The pages of a collection that links to its next page with a `Link` header (RFC 8288), as
+/// GitHub and GitLab do: each element is a page's final env, until a page has no `next` link.
+///
+/// ```swift
+/// for try await page in connection.pages("repos/swiftlang/swift/issues", params: ["per_page": "100"]) {
+///     let issues = try page.decode([Issue].self)   // or `api.pages(of: endpoint)`, decoded
+/// }
+/// ```
+///
+/// A `next` link is the server's word: it is followed under the connection's credential rule
+/// (``RequestOptions/credentialOrigins``), so a link to another origin is followed without
+/// credentials, and on a connection without a base URL the pages stay bound to the origin of the
+/// first request. A link back to a page already seen fails with
+/// ``FaradayError/Code/invalidResponse`` rather than loop.
+public struct LinkPages: AsyncSequence, Sendable {
+    public typealias Element = Env
+
+    let first: @Sendable () async throws -> Response
+    let follow: @Sendable (URL, [String]) async throws -> Response
+    let relation: String
+
+    /// Starts from the response `first` makes; each following page is the response `follow`
+    /// makes for a link's target, with the credential origins of the first page's request.
+    init(
+        relation: String,
+        first: @escaping @Sendable () async throws -> Response,
+        follow: @escaping @Sendable (URL, [String]) async throws -> Response
+    ) {
+        self.relation = relation
+        self.first = first
+        self.follow = follow
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(pages: self) }
+
+    /// Fetches one page at a time, as the loop asks.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let pages: LinkPages
+        private var next: URL?
+        private var started = false
+        private var origins: [String] = []
+        private var visited: Set<String> = []
+
+        init(pages: LinkPages) { self.pages = pages }
+
+        public mutating func next() async throws -> Env? {
+            let response: Response
+            if !started {
+                started = true
+                response = try await pages.first()
+            } else if let target = next {
+                response = try await pages.follow(target, origins)
+            } else {
+                return nil
+            }
+            let env = try await response.value
+            if origins.isEmpty {
+                origins = env.request.options.credentialOrigins
+                if origins.isEmpty, let origin = Origin(env.redirects.first?.from ?? env.request.url) {
+                    origins = ["\(origin)"]
+                }
+            }
+            visited.insert(env.request.url.absoluteString)
+            next = env.link(pages.relation)
+            if let target = next, visited.contains(target.absoluteString) {
+                throw FaradayError(
+                    .invalidResponse,
+                    "The \"\(pages.relation)\" link of a page leads back to \(Redaction().redacting(target)), already seen.",
+                    method: env.request.method,
+                    url: env.request.url
+                )
+            }
+            return env
+        }
+    }
+}
+
+extension Connection {
+    /// The pages of a collection that links to its next page with a `Link` header: GET `path`,
+    /// then each page's `rel="next"` (or `relation`) until there is none. See ``LinkPages``.
+    public func pages(
+        _ path: String = "",
+        params: Params = Params(),
+        headers: HTTPFields = HTTPFields(),
+        relation: String = "next"
+    ) -> LinkPages {
+        LinkPages(relation: relation) { [self] in
+            get(path, params: params, headers: headers)
+        } follow: { [self] target, origins in
+            get(target.absoluteString, headers: headers) { request in
+                if request.options.credentialOrigins.isEmpty { request.options.credentialOrigins = origins }
+            }
+        }
+    }
+}
+
+extension API {
+    /// The pages of an endpoint's collection, each decoded by the endpoint's decoder: the
+    /// endpoint, then each page's `rel="next"` (or `relation`) link, with the endpoint's headers,
+    /// authentication and decoder (its query and parameter sets are in the link already). Status
+    /// errors fail as ``send(_:)`` fails them. See ``LinkPages`` for the credential rule.
+    public func pages<Resource>(
+        of endpoint: Endpoint<Resource>,
+        relation: String = "next"
+    ) -> AsyncThrowingMapSequence<LinkPages, Resource> {
+        let pages = LinkPages(relation: relation) { [self] in
+            try await response(for: endpoint)
+        } follow: { [self] target, origins in
+            var next = endpoint
+            next.path = target.absoluteString
+            next.query = Params()
+            next.parameters = []
+            let configure = endpoint.configure
+            next.configure = { request in
+                try configure?(&request)
+                if request.options.credentialOrigins.isEmpty { request.options.credentialOrigins = origins }
+            }
+            return try await response(for: next)
+        }
+        let validatesStatus = validatesStatus
+        return pages.map { env in
+            if validatesStatus, let error = FaradayError.statusError(for: env) { throw error }
+            return try endpoint.decoder.decode(env)
+        }
+    }
+}
