@@ -9,7 +9,10 @@ extension Request {
         let allowed = options.credentialOrigins
         guard !allowed.isEmpty else { return true }
         guard let origin = Origin(url) else { return false }
-        return allowed.contains { URL(string: $0).flatMap(Origin.init) == origin }
+        // The entries a connection writes are `Origin` descriptions: a string comparison settles
+        // them without parsing a URL per request.
+        let serialized = origin.description
+        return allowed.contains { $0 == serialized || URL(string: $0).flatMap(Origin.init) == origin }
     }
 
     /// Removes the credential headers (those ``Redaction/credentialHeaders`` names) that still
