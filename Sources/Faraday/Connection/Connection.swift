@@ -264,12 +264,13 @@ public final class Connection: Sendable {
     public func run(_ request: Request) -> Response {
         if let failure = request.pathFailure { return Response(request: request, failure: failure) }
         var request = request
+        let (base, defaultHeaders) = defaults.withLock { ($0.url, $0.headers) }  // one lock a request
         // A request built by hand is bound to the connection's origin too.
-        if request.options.credentialOrigins.isEmpty, let origin = url.flatMap(Origin.init) {
+        if request.options.credentialOrigins.isEmpty, let origin = base.flatMap(Origin.init) {
             request.options.credentialOrigins = ["\(origin)"]
         }
         // Again after `configure` and endpoints had their say on the URL and its origins.
-        request.dropDefaultCredentials(headers)
+        request.dropDefaultCredentials(defaultHeaders)
         let app: any App
         do {
             app = try self.app()
