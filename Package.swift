@@ -143,6 +143,21 @@ let package = Package(
         example("TypedEndpoints", ["Faraday", "FaradayTestSupport"]),
         example("SynchronousUse", ["Faraday", "FaradayTestSupport"]),
         example("TestingWithStubs", ["Faraday"]),
+        // A middleware as a library ships it (public API), and the program that uses it.
+        .target(
+            name: "RequestSigningMiddleware",
+            dependencies: ["Faraday", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Examples/RequestSigning/Middleware",
+            swiftSettings: swiftSettings
+        ),
+        example(
+            "RequestSigning",
+            folder: "RequestSigning/Program",
+            [
+                "Faraday", "FaradayTestSupport", "RequestSigningMiddleware",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "StreamingBenchmark",
             dependencies: ["Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
@@ -169,7 +184,7 @@ let package = Package(
         .testTarget(
             name: "AdapterConformanceTests",
             dependencies: [
-                "Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport",
+                "Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport", "RequestSigningMiddleware",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -61,7 +61,7 @@ public struct EncodeHAL: Middleware {
     public let handler: Handler
 
     /// Builds ``EncodeHAL``.
-    public struct Handler: Faraday.Handler {
+    public struct Handler: BodyEncodingHandler {
         /// The encoder (its output formatting, say).
         public var encoder: JSONEncoder
 
@@ -71,16 +71,30 @@ public struct EncodeHAL: Middleware {
         }
 
         public func build(app: any App) -> any App { EncodeHAL(app: app, handler: self) }
+
+        public func encodeBody(of request: inout Request) throws(FaradayError) {
+            guard let representation = request.body.value as? Representation else { return }
+            do {
+                request.body = .bytes(try representation.encoded(encoder: encoder))
+            } catch {
+                throw error.attaching(request)
+            }
+            if request.headers[.contentType] == nil { request.headers[.contentType] = HAL.mediaType }
+        }
+
+        /// Below ``EncodeJSON`` it would never see a representation: that encoder takes every
+        /// `Encodable` body and would send it as plain `application/json`.
+        public func checkPlacement(in handlers: [any Faraday.Handler], at index: Int) throws(FaradayError) {
+            guard handlers[..<index].contains(where: { $0 is EncodeJSON.Handler }) else { return }
+            throw FaradayError(
+                .misplacedHandler,
+                "EncodeHAL sits below EncodeJSON, which encodes every representation as plain application/json before EncodeHAL sees it. Put EncodeHAL.Handler above EncodeJSON.Handler."
+            )
+        }
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        guard let representation = env.request.body.value as? Representation else { return }
-        do {
-            env.request.body = .bytes(try representation.encoded(encoder: handler.encoder))
-        } catch {
-            throw error.attaching(env.request)
-        }
-        if env.request.headers[.contentType] == nil { env.request.headers[.contentType] = HAL.mediaType }
+        try handler.encodeBody(of: &env.request)
     }
 }
 

@@ -41,6 +41,23 @@ extension AdapterConformance {
             }
         }
 
+        /// The README's first stack, exactly: a server answering 503 twice then 200 sees three
+        /// attempts, and the call succeeds (Retry decides before RaiseError's hook runs).
+        @Test(arguments: AdapterKind.allCases)
+        func theReadmeStackRetriesA503(_ kind: AdapterKind) async throws {
+            let token = "readme-token"
+            let handlers: [any Handler] = [
+                Authorization.Handler(.bearer(token)),
+                Retry.Handler(statuses: [503]),
+                RaiseError.Handler(),
+            ]
+            try await withConnection(kind, handlers: handlers) { connection, server in
+                let reply = try await connection.get("flaky?key=readme&failures=2").decode(Flaky.self)
+                #expect(reply.attempts == 3)
+                #expect(server.requestsReceived == 3)
+            }
+        }
+
         @Test(arguments: AdapterKind.allCases)
         func retryAfterIsHonoured(_ kind: AdapterKind) async throws {
             let waits = Waits()

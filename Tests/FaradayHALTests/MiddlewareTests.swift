@@ -51,7 +51,7 @@ import Testing
         let sent = Recorder()
         stubs.post("/orders") { env, _ in
             sent.record(
-                "\(env.request.headers[.contentType] ?? "none") \(String(decoding: env.request.body.bytes ?? Data(), as: UTF8.self))"
+                "\(env.request.headers[.contentType] ?? "none") \(String(decoding: try env.request.body.bytes, as: UTF8.self))"
             )
             return StubResponse(status: .created)
         }
@@ -68,6 +68,31 @@ import Testing
         #expect(sent.log[1].hasPrefix("application/vnd.shop+json {"))
         let body = try #require(sent.log[0].split(separator: " ", maxSplits: 1).last)
         #expect(try Representation(data: Data(body.utf8)) == order)
+    }
+
+    /// EncodeHAL above EncodeJSON renders representations as HAL; below it, EncodeJSON would send
+    /// them as plain JSON, so the first request fails before anything is sent, naming the fix.
+    @Test func encodeHALBelowEncodeJSONIsRefusedOnFirstUse() async throws {
+        let stubs = TestAdapter()
+        stubs.post("/orders") { env, _ in StubResponse(body: env.request.headers[.contentType] ?? "none") }
+        let order = Representation(["total": 1])
+        let above = try Connection(url: "https://shop.example") { builder in
+            builder.use(EncodeHAL.Handler())
+            builder.use(EncodeJSON.Handler())
+            builder.adapter = stubs
+        }
+        #expect(try await above.post("orders", body: .representation(order)).value.response?.text == HAL.mediaType)
+        let below = try Connection(url: "https://shop.example") { builder in
+            builder.use(EncodeJSON.Handler())
+            builder.use(EncodeHAL.Handler())
+            builder.adapter = stubs
+        }
+        let error = await #expect(throws: FaradayError.self) {
+            try await below.post("orders", body: .representation(order)).value
+        }
+        #expect(error?.code == .misplacedHandler)
+        #expect(error?.message.contains("Put EncodeHAL.Handler above EncodeJSON.Handler") == true)
+        #expect(stubs.calls.count == 1)
     }
 }
 

@@ -42,7 +42,7 @@ public final class Connection: Sendable {
 
     private struct Stack: Sendable {
         var builder: RackBuilder
-        var app: (any App)?
+        var built: BuiltStack?
     }
 
     private let defaults: Locked<Defaults>
@@ -145,7 +145,7 @@ public final class Connection: Sendable {
     /// Edits the stack; throws ``FaradayError/Code/stackLocked`` after the first request.
     public func editStack(_ edit: (inout RackBuilder) throws(FaradayError) -> Void) throws(FaradayError) {
         try stack.withLock { stack throws(FaradayError) in
-            guard stack.app == nil else {
+            guard stack.built == nil else {
                 throw FaradayError(
                     .stackLocked,
                     "The middleware stack is locked: it was built for the connection's first request. Configure it before making requests."
@@ -204,12 +204,12 @@ public final class Connection: Sendable {
     }
 
     /// The folded stack, built and locked on first use.
-    func app() throws(FaradayError) -> any App {
+    func builtStack() throws(FaradayError) -> BuiltStack {
         try stack.withLock { stack throws(FaradayError) in
-            if let app = stack.app { return app }
-            let app = try stack.builder.build()
-            stack.app = app
-            return app
+            if let built = stack.built { return built }
+            let built = try stack.builder.build()
+            stack.built = built
+            return built
         }
     }
 
@@ -271,16 +271,17 @@ public final class Connection: Sendable {
         }
         // Again after `configure` and endpoints had their say on the URL and its origins.
         request.dropDefaultCredentials(defaultHeaders)
-        let app: any App
+        let stack: BuiltStack
         do {
-            app = try self.app()
+            stack = try builtStack()
         } catch {
-            return Response(request: request, failure: error)
+            return Response(request: request, failure: error.attaching(request))
         }
         let cancellation = CancellationToken()
-        let env = Env(request: request, cancellation: cancellation)
+        var env = Env(request: request, cancellation: cancellation)
+        env.bodyEncoders = stack.encoders
         return Response(request: request, cancellation: cancellation, background: background) {
-            try await app.call(env)
+            [env] in try await stack.app.call(env)
         }
     }
 

@@ -21,6 +21,8 @@ public struct Env: Sendable {
     /// The cancellation shared by every env of this call (or of this attempt; see ``forAttempt()``).
     public private(set) var cancellation: CancellationToken
     private var extensions = Extensions()
+    /// The body encoders of the stack, outermost first (``Env/encodeRequestBody()``).
+    var bodyEncoders: [any BodyEncodingHandler] = []
 
     /// Creates an env for a request.
     public init(request: Request, cancellation: CancellationToken = CancellationToken()) {

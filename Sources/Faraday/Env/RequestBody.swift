@@ -106,8 +106,34 @@ public struct RequestBody: Sendable {
         }
     }
 
-    /// The bytes, when the body is held in memory.
-    public var bytes: Data? {
+    /// The bytes of a body held in memory: empty for no body.
+    ///
+    /// - Throws: ``FaradayError/Code/invalidRequest`` naming the fix when the body holds no bytes
+    ///   yet: a value that an encoder below has not encoded (a middleware above ``EncodeJSON``
+    ///   reads it), or a stream. ``Env/encodeRequestBody()`` encodes a value now, by the rules of
+    ///   the stack's encoder; ``Env/requestBodyBytes(upTo:)`` also reads a stream into memory.
+    public var bytes: Data {
+        get throws(FaradayError) {
+            switch storage {
+            case .empty: return Data()
+            case .bytes(let data): return data
+            case .value(let value, _):
+                throw FaradayError(
+                    .invalidRequest,
+                    "The request body is a value of type \(type(of: value)) that no encoder has turned into bytes yet: this middleware sits above the encoder. Call `try env.encodeRequestBody()` (or `try await env.requestBodyBytes()`) to encode it now by the stack's encoder, or place the middleware below the encoder."
+                )
+            case .stream:
+                throw FaradayError(
+                    .invalidRequest,
+                    "The request body is a stream, not bytes in memory. Call `try await env.requestBodyBytes(upTo:)` to read it into memory (it is then sent from there), or read it with `makeStream()`."
+                )
+            }
+        }
+    }
+
+    /// The bytes when the body holds them in memory (empty for no body), else `nil`: for
+    /// adapters choosing how to send a body.
+    package var storedBytes: Data? {
         switch storage {
         case .empty: Data()
         case .bytes(let data): data
@@ -146,7 +172,7 @@ public struct RequestBody: Sendable {
 
     /// Collects the whole body into memory, failing past `limit` bytes.
     public func collect(upTo limit: Int) async throws -> Data {
-        if let bytes { return bytes }
+        if let storedBytes { return storedBytes }
         var data = Data()
         for try await chunk in try makeStream() {
             guard data.count + chunk.count <= limit else {
@@ -217,6 +243,16 @@ extension Request {
     /// default encoding, and the body's content type (`application/octet-stream` for bytes of
     /// no declared type) is set when the request has none.
     mutating func encodePendingBody() throws(FaradayError) {
+        try encodeValueByDefault()
+        // Bytes that say nothing of their type are sent as bytes (RFC 9110 §8.3), by every adapter:
+        // URLSession would otherwise call them a form.
+        if headers[.contentType] == nil, !body.isEmpty {
+            headers[.contentType] = body.contentType ?? "application/octet-stream"
+        }
+    }
+
+    /// Encodes a value body by its default encoding; other bodies are left alone.
+    mutating func encodeValueByDefault() throws(FaradayError) {
         if let value = body.value {
             guard let encode = body.defaultEncoding else {
                 throw FaradayError(
@@ -239,11 +275,6 @@ extension Request {
                 }
                 throw failure
             }
-        }
-        // Bytes that say nothing of their type are sent as bytes (RFC 9110 §8.3), by every adapter:
-        // URLSession would otherwise call them a form.
-        if headers[.contentType] == nil, !body.isEmpty {
-            headers[.contentType] = body.contentType ?? "application/octet-stream"
         }
     }
 }

@@ -6,7 +6,7 @@ extension FaradayError {
         private enum Base: String, Hashable, Sendable {
             case invalidURL, invalidMethod, invalidRequest, encodingFailed
             case bodyNotReplayable, bodyTooLarge, authenticationFailed, storageFailed
-            case stackLocked, noAdapter, unsupportedOption, noStubMatched
+            case stackLocked, misplacedHandler, noAdapter, unsupportedOption, noStubMatched
             case connectionFailed, connectTimeout, readTimeout, writeTimeout, callTimeout
             case tlsFailure, cancelled, invalidResponse, parsingFailed, unacceptableContentType
             case tooManyRedirects, redirectLoop, insecureRedirect, decompressionFailed, frameTooLarge
@@ -44,6 +44,9 @@ extension FaradayError {
         public static let storageFailed = Code(.storageFailed)
         /// The middleware stack was edited after the connection's first request.
         public static let stackLocked = Code(.stackLocked)
+        /// A handler sits where it cannot work (``Handler/checkPlacement(in:at:)``); the message
+        /// says where it belongs. Raised by the connection's first request, before anything is sent.
+        public static let misplacedHandler = Code(.misplacedHandler)
         /// The connection has no adapter at the bottom of its stack. No longer raised: a stack
         /// without one uses ``URLSessionAdapter``; kept for code that matches on it.
         public static let noAdapter = Code(.noAdapter)

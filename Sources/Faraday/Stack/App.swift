@@ -27,6 +27,28 @@ public protocol Adapter: App {}
 public protocol Handler: Sendable {
     /// The middleware that wraps `app`.
     func build(app: any App) -> any App
+
+    /// Checks, when the stack is built, that the middleware can do its job at `index` of
+    /// `handlers` (outermost first), and throws ``FaradayError/Code/misplacedHandler`` naming the
+    /// place it belongs when it cannot. The default accepts any place; a handler implements it
+    /// only for an order that cannot work, never for a mere choice (per call or per attempt).
+    func checkPlacement(in handlers: [any Handler], at index: Int) throws(FaradayError)
+}
+
+extension Handler {
+    /// Any place will do.
+    public func checkPlacement(in handlers: [any Handler], at index: Int) throws(FaradayError) {}
+}
+
+/// A handler whose middleware encodes one kind of value body into bytes (a JSON value, a form,
+/// a multipart form…).
+///
+/// The stack knows its encoders, so a layer above one can have the body encoded early, by that
+/// encoder's settings, and see the bytes that go on the wire (``Env/encodeRequestBody()``).
+public protocol BodyEncodingHandler: Handler {
+    /// Encodes the request's body in place when it is a value of this encoder's kind (bytes and
+    /// the content type, unless the request has one); leaves every other body as it is.
+    func encodeBody(of request: inout Request) throws(FaradayError)
 }
 
 /// A handler that installs an adapter at the bottom of the stack instead of adding a middleware:

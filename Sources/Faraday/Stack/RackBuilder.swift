@@ -72,14 +72,24 @@ public struct RackBuilder: Sendable {
         return index
     }
 
-    /// Folds the handlers around the adapter, innermost first.
-    func build() throws(FaradayError) -> any App {
+    /// Checks every handler's place, then folds the handlers around the adapter, innermost first.
+    func build() throws(FaradayError) -> BuiltStack {
+        for (index, handler) in handlers.enumerated() {
+            try handler.checkPlacement(in: handlers, at: index)
+        }
         let adapter = adapter ?? URLSessionAdapter()
-        return handlers.reversed().reduce(StackBase(adapter: adapter) as any App) { app, handler in
+        let app = handlers.reversed().reduce(StackBase(adapter: adapter) as any App) { app, handler in
             let built = handler.build(app: app)
             // A middleware's hooks run around its `call`, whatever it implements.
             if let middleware = built as? any Middleware { return MiddlewareLayer(middleware) }
             return built
         }
+        return BuiltStack(app: app, encoders: handlers.compactMap { $0 as? any BodyEncodingHandler })
     }
+}
+
+/// A folded stack and the body encoders in it, outermost first.
+struct BuiltStack: Sendable {
+    let app: any App
+    let encoders: [any BodyEncodingHandler]
 }

@@ -26,7 +26,7 @@ import Testing
     @Test func encodesEncodableValuesWithTheConfiguredEncoder() async throws {
         let stubs = TestAdapter()
         stubs.post("/v1/users") { env, _ in
-            StubResponse(body: env.request.body.bytes ?? Data())
+            StubResponse(body: try env.request.body.bytes)
         }
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase

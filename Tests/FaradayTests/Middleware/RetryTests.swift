@@ -35,29 +35,6 @@ import Testing
         return stubs
     }
 
-    /// The README's stack (Authorization, Retry, RaiseError) and the reverse order both retry a
-    /// 503: Retry decides on the head, before RaiseError's hook turns the status into an error.
-    @Test(arguments: [true, false])
-    func retriedStatusesAreRetriedWhereverRaiseErrorSits(_ raiseErrorBelow: Bool) async throws {
-        let stubs = TestAdapter()
-        let calls = Locked(0)
-        stubs.stub(.get, .path("/v1/x")) { _, _ in
-            let call = calls.withLock {
-                $0 += 1
-                return $0
-            }
-            return call <= 2 ? StubResponse(status: .serviceUnavailable, body: "busy") : StubResponse(body: "ok")
-        }
-        let retry = Retry.Handler(statuses: [503], sleep: { _ in })
-        let handlers: [any Faraday.Handler] =
-            raiseErrorBelow
-            ? [Authorization.Handler(.bearer("t")), retry, RaiseError.Handler()]
-            : [RaiseError.Handler(), Authorization.Handler(.bearer("t")), retry]
-        let env = try await makeConnection(handlers, adapter: stubs).get("x").value
-        #expect(env.response?.text == "ok")
-        #expect(calls.withLock { $0 } == 3)
-    }
-
     @Test func connectionErrorsAreRetriedUntilTheyPass() async throws {
         let waits = Waits()
         let stubs = failing(2)

@@ -30,6 +30,16 @@ public struct Cookies: Middleware {
 
         /// Empties the jar.
         public func reset() { jar.reset() }
+
+        /// Above ``FollowRedirects`` it would see only the last response of a chain: the cookies a
+        /// redirect sets (a login's `302`) would never reach the jar, nor the next hop.
+        public func checkPlacement(in handlers: [any Faraday.Handler], at index: Int) throws(FaradayError) {
+            guard handlers[(index + 1)...].contains(where: { $0 is FollowRedirects.Handler }) else { return }
+            throw FaradayError(
+                .misplacedHandler,
+                "Cookies sits above FollowRedirects, so the cookies a redirect sets (a login's 302) would be lost and the next hop sent without its cookies. Put Cookies.Handler below FollowRedirects.Handler."
+            )
+        }
     }
 
     public func onRequest(_ env: inout Env) async throws {

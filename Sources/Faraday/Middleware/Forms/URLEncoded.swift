@@ -18,7 +18,7 @@ public struct URLEncoded: Middleware {
     public static let mediaType = "application/x-www-form-urlencoded"
 
     /// Builds ``URLEncoded``.
-    public struct Handler: Faraday.Handler {
+    public struct Handler: BodyEncodingHandler {
         /// The encoder; `nil` uses the request's ``RequestOptions/paramsEncoder``.
         public var encoder: (any ParamsEncoder)?
 
@@ -28,10 +28,14 @@ public struct URLEncoded: Middleware {
         }
 
         public func build(app: any App) -> any App { URLEncoded(app: app, handler: self) }
+
+        public func encodeBody(of request: inout Request) {
+            URLEncoded.encode(&request, encoder: encoder ?? request.options.paramsEncoder)
+        }
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        Self.encode(&env.request, encoder: handler.encoder ?? env.request.options.paramsEncoder)
+        handler.encodeBody(of: &env.request)
     }
 
     /// Encodes a ``Params`` body in place; other bodies are left alone.

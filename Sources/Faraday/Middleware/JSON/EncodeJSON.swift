@@ -19,7 +19,7 @@ public struct EncodeJSON: Middleware {
     public let handler: Handler
 
     /// Builds ``EncodeJSON``.
-    public struct Handler: Faraday.Handler {
+    public struct Handler: BodyEncodingHandler {
         /// The encoder for `Encodable` values.
         public var encoder: JSONEncoder
         /// The content type set when the request has none.
@@ -32,10 +32,14 @@ public struct EncodeJSON: Middleware {
         }
 
         public func build(app: any App) -> any App { EncodeJSON(app: app, handler: self) }
+
+        public func encodeBody(of request: inout Request) throws(FaradayError) {
+            try EncodeJSON.encode(&request, encoder: encoder, contentType: contentType)
+        }
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        try Self.encode(&env.request, encoder: handler.encoder, contentType: handler.contentType)
+        try handler.encodeBody(of: &env.request)
     }
 
     /// Encodes a JSON or `Encodable` body in place; other bodies are left alone.

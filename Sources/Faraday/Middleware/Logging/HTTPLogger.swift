@@ -80,6 +80,9 @@ public struct HTTPLogger: Middleware {
         // failure (at `.error`) is still logged, without its time.
         guard handler.logger.logLevel <= handler.level else { return }
         env[CallKey.self] = CallLog()
+        // Above an encoder the body is still a value: encode it now, by the stack's encoder, so the
+        // log shows the bytes and the Content-Type that go on the wire wherever the logger sits.
+        if handler.request >= .headers || handler.logsCurl { try env.encodeRequestBody() }
         let request = env.request
         var lines = ["→ \(request.method.rawValue) \(handler.redaction.redacting(request.url))"]
         if handler.request >= .headers { lines += headerLines(request.headers) }
@@ -133,10 +136,9 @@ public struct HTTPLogger: Middleware {
     }
 
     private func requestBody(_ request: Request) -> String? {
-        if let bytes = request.body.bytes {
+        if let bytes = request.body.storedBytes {
             return bytes.isEmpty ? nil : describe(bytes, contentType: request.headers.contentType)
         }
-        if request.body.value != nil { return "  (a value not yet encoded)" }
         return "  (streamed body\(request.body.length.map { " of \($0) bytes" } ?? ""))"
     }
 

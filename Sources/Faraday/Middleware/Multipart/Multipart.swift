@@ -21,15 +21,19 @@ public struct Multipart: Middleware {
     public let handler: Handler
 
     /// Builds ``Multipart``.
-    public struct Handler: Faraday.Handler {
+    public struct Handler: BodyEncodingHandler {
         /// Creates the handler.
         public init() {}
 
         public func build(app: any App) -> any App { Multipart(app: app, handler: self) }
+
+        public func encodeBody(of request: inout Request) throws(FaradayError) {
+            try request.encodeMultipartForm()
+        }
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        try env.request.encodeMultipartForm()
+        try handler.encodeBody(of: &env.request)
     }
 }
 

@@ -22,7 +22,7 @@ public struct EncodePropertyList: Middleware {
     public static let mediaType = "application/x-plist"
 
     /// Builds ``EncodePropertyList``.
-    public struct Handler: Faraday.Handler {
+    public struct Handler: BodyEncodingHandler {
         /// XML or binary.
         public var format: PropertyListSerialization.PropertyListFormat
         /// The content type set when the request has none.
@@ -38,10 +38,14 @@ public struct EncodePropertyList: Middleware {
         }
 
         public func build(app: any App) -> any App { EncodePropertyList(app: app, handler: self) }
+
+        public func encodeBody(of request: inout Request) throws(FaradayError) {
+            try EncodePropertyList.encode(&request, format: format, contentType: contentType)
+        }
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        try Self.encode(&env.request, format: handler.format, contentType: handler.contentType)
+        try handler.encodeBody(of: &env.request)
     }
 
     /// Encodes a property-list body in place; other bodies are left alone.

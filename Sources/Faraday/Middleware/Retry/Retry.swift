@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTypes
 
-/// Sends a request again when it fails in a way that may pass: a connection error or timeout,
-/// or (opt-in) a status such as 429 or 503, waiting between attempts.
+/// Sends a request again when it fails in a way that may pass: a connection error or timeout
+/// (an attempt's ``Timeout`` below it included), or (opt-in) a status such as 429 or 503,
+/// waiting between attempts.
 ///
 /// ```swift
 /// builder.use(Retry.Handler(maxAttempts: 4, statuses: [429, 503]))
@@ -18,7 +19,9 @@ import HTTPTypes
 /// - A discarded response is closed (a streamed one stops its transfer).
 /// - Cancelling the call during a wait ends it at once.
 ///
-/// Placed above ``RaiseError`` it sees status errors as errors; below it, as statuses.
+/// It decides on the response head, before ``RaiseError``'s hook turns a status into an error, so
+/// it retries its statuses whether `RaiseError` sits above or below it. Where it sits against
+/// other middleware decides whether they see one call or every attempt (<doc:TheMiddlewareStack>).
 public struct Retry: Middleware {
     /// The app below.
     public let app: any App
@@ -73,7 +76,9 @@ public struct Retry: Middleware {
             maxAttempts: Int = 3,
             backoff: Backoff = Backoff(),
             maxRetryAfter: Duration = .seconds(60),
-            errors: Set<FaradayError.Code> = [.connectionFailed, .connectTimeout, .readTimeout, .writeTimeout],
+            errors: Set<FaradayError.Code> = [
+                .connectionFailed, .connectTimeout, .readTimeout, .writeTimeout, .callTimeout,
+            ],
             statuses: Set<Int> = [],
             methods: Set<HTTPRequest.Method> = Handler.idempotentMethods,
             retryIf: (@Sendable (Attempt) -> Bool)? = nil,
