@@ -141,12 +141,45 @@ struct HeadAsGet: Middleware {
     }
 }
 
+// snippet.library
+/// Adds an `X-Client-Version` header: written as a library ships it, so every type, stored
+/// property, initializer and hook a user of the library touches is `public`.
+public struct ClientVersion: Middleware {
+    public let app: any App
+    public let handler: Handler
+
+    public init(app: any App, handler: Handler) {
+        self.app = app
+        self.handler = handler
+    }
+
+    public func onRequest(_ env: inout Env) async throws {
+        env.request.headers[.clientVersion] = handler.version
+    }
+
+    public struct Handler: Faraday.Handler {
+        public var version: String
+
+        public init(version: String) {
+            self.version = version
+        }
+
+        public func build(app: any App) -> any App { ClientVersion(app: app, handler: self) }
+    }
+}
+
+extension HTTPField.Name {
+    public static let clientVersion = HTTPField.Name.named("X-Client-Version")
+}
+// snippet.end
+
 // snippet.use
 let connection = try Connection(url: "https://api.example.com") { builder in
     builder.use(Timing.Handler())
     builder.use(ReauthenticateOnce.Handler { try await fetchToken() })
     builder.use(RequireBody.Handler())
     builder.use(ClientName.Handler(name: "docs"))
+    builder.use(ClientVersion.Handler(version: "2.1.0"))
     builder.adapter = URLSessionAdapter()
 }
 let env = try await connection.get("status").value

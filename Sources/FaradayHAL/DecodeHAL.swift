@@ -82,7 +82,7 @@ public struct EncodeHAL: Middleware {
             if request.headers[.contentType] == nil { request.headers[.contentType] = HAL.mediaType }
         }
 
-        /// Below ``EncodeJSON`` it would never see a representation: that encoder takes every
+        /// Below `EncodeJSON` it would never see a representation: that encoder takes every
         /// `Encodable` body and would send it as plain `application/json`.
         public func checkPlacement(in handlers: [any Faraday.Handler], at index: Int) throws(FaradayError) {
             guard handlers[..<index].contains(where: { $0 is EncodeJSON.Handler }) else { return }

@@ -87,7 +87,36 @@ import Testing
         } throws: { error in
             guard let error = error as? FaradayError, error.code == .noStubMatched else { return false }
             return error.message.contains("No stub for GET https://api.example.com/v1/items")
-                && error.message.contains("Closest: POST /v1/items (differs in method)")
+                && error.message.contains(
+                    "Closest: POST /v1/items (differs in method: the stub expects POST, the request sent GET)"
+                )
+        }
+    }
+
+    /// The mismatch message shows both sides: what the stub expects and what the request sent.
+    @Test func aMismatchShowsWhatTheStubExpectsAndWhatTheRequestSent() async throws {
+        let stubs = TestAdapter()
+        stubs.stub(.get, .path("/v1/me"), headers: [.authorization: "Bearer good"], response: StubResponse())
+        stubs.stub(.get, .path("/v1/items"), query: ["page": "2"], response: StubResponse())
+        stubs.stub(.post, .path("/v1/items"), body: .equals("{}"), response: StubResponse())
+        let connection = try makeConnection(adapter: stubs)
+        let cases: [(Response, String)] = [
+            (
+                connection.get("me", headers: [.authorization: "Bearer bad"]),
+                // As the Testing article shows it.
+                #"Closest: GET /v1/me headers: Authorization=Bearer good (differs in header Authorization: the stub expects "Bearer good", the request sent "Bearer bad")"#
+            ),
+            (connection.get("me"), #"header Authorization: the stub expects "Bearer good", the request sent none"#),
+            (connection.get("items", params: ["page": "3"]), "query: the stub expects page=2, the request sent page=3"),
+            (connection.post("items", body: .text("[]")), #"body: the stub expects "{}", the request sent "[]""#),
+        ]
+        for (response, expected) in cases {
+            await #expect {
+                try await response.value
+            } throws: { error in
+                guard let error = error as? FaradayError, error.code == .noStubMatched else { return false }
+                return error.message.contains(expected)
+            }
         }
     }
 

@@ -33,7 +33,13 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"error":"invalid token"}"#, nil as String?, "invalid token" as String?),
+        // Every row of ErrorDocument's list of shapes.
+        (#"{"message":"name is taken"}"#, nil as String?, "name is taken" as String?),
+        (#"{"error":"invalid token"}"#, nil, "invalid token"),
+        (
+            #"{"error":"invalid_grant","error_description":"The code has expired"}"#, "invalid_grant",
+            "The code has expired"
+        ),
         (#"{"error":{"code":"E42","message":"quota"}}"#, "E42", "quota"),
         (#"{"code":17,"message":"bad field"}"#, "17", "bad field"),
         (#"{"errors":[{"code":"first","message":"one"},{"code":"second"}]}"#, "first", "one"),

@@ -99,41 +99,81 @@ public struct Stub: Sendable, CustomStringConvertible {
         return text
     }
 
-    /// The captures when the stub matches `env`, else how far it got.
+    /// The captures when the stub matches `env`, else how far it got and what differed.
     func evaluate(_ env: Env, body requestBody: Data, strict: Bool) -> Result<Match, Mismatch> {
-        guard let captures = target.match(env.request.url) else { return .failure(.path) }
-        guard env.request.method == method else { return .failure(.method) }
+        let request = env.request
+        guard let captures = target.match(request.url) else { return .failure(Mismatch(.path, "path")) }
+        guard request.method == method else {
+            return .failure(
+                Mismatch(
+                    .method,
+                    "method: the stub expects \(method.rawValue), the request sent \(request.method.rawValue)"
+                )
+            )
+        }
         if let query {
-            let actual =
-                (try? FlatParamsEncoder().decode(
-                    URLComponents(url: env.request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
-                )) ?? Params()
+            let sentQuery = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
+            let actual = (try? FlatParamsEncoder().decode(sentQuery)) ?? Params()
             let expected = (try? FlatParamsEncoder().decode(FlatParamsEncoder().encode(query))) ?? query
-            if strict {
-                guard Set(actual.entries) == Set(expected.entries) else { return .failure(.query) }
-            } else {
-                guard expected.entries.allSatisfy({ actual.entries.contains($0) }) else { return .failure(.query) }
+            let matches =
+                strict
+                ? Set(actual.entries) == Set(expected.entries)
+                : expected.entries.allSatisfy { actual.entries.contains($0) }
+            guard matches else {
+                let wanted = FlatParamsEncoder().encode(query)
+                return .failure(
+                    Mismatch(
+                        .query,
+                        "query: the stub expects \(strict ? "exactly " : "")\(wanted), the request sent \(sentQuery.isEmpty ? "none" : sentQuery)"
+                    )
+                )
             }
         }
         // A field matches one of the request's values, or all of them joined (`Cookie` values
         // set in one go are kept as separate fields).
         for field in headers
-        where !env.request.headers[values: field.name].contains(field.value)
-            && env.request.headers[field.name] != field.value
-        {
-            return .failure(.headers)
+        where !request.headers[values: field.name].contains(field.value) && request.headers[field.name] != field.value {
+            let sent = request.headers[field.name].map { "\($0.debugDescription)" } ?? "none"
+            return .failure(
+                Mismatch(
+                    .headers,
+                    "header \(field.name): the stub expects \(field.value.debugDescription), the request sent \(sent)"
+                )
+            )
         }
         if strict {
             let allowed = Set(headers.map(\.name)).union([.userAgent, .contentLength])
-            guard env.request.headers.allSatisfy({ allowed.contains($0.name) }) else { return .failure(.headers) }
+            if let extra = request.headers.first(where: { !allowed.contains($0.name) }) {
+                return .failure(
+                    Mismatch(
+                        .headers,
+                        "header \(extra.name): the request sent \(extra.value.debugDescription), which strict mode does not allow"
+                    )
+                )
+            }
         }
-        if let body, !body.matches(requestBody) { return .failure(.body) }
+        if let body, !body.matches(requestBody) {
+            let sent =
+                String(data: requestBody.prefix(200), encoding: .utf8).map { $0.debugDescription }
+                ?? "\(requestBody.count) bytes"
+            return .failure(Mismatch(.body, "body: the stub expects \(body.label), the request sent \(sent)"))
+        }
         return .success(Match(captures: captures))
     }
 
-    /// How far a stub got before it failed to match: the closest stubs get furthest.
-    enum Mismatch: Int, Error, Comparable {
-        case path, method, query, headers, body
-        static func < (lhs: Mismatch, rhs: Mismatch) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// How far a stub got before it failed to match (the closest stubs get furthest), and both
+    /// sides of what differed.
+    struct Mismatch: Error, Comparable, CustomStringConvertible {
+        enum Stage: Int { case path, method, query, headers, body }
+        let stage: Stage
+        let description: String
+
+        init(_ stage: Stage, _ description: String) {
+            self.stage = stage
+            self.description = description
+        }
+
+        static func < (lhs: Mismatch, rhs: Mismatch) -> Bool { lhs.stage.rawValue < rhs.stage.rawValue }
+        static func == (lhs: Mismatch, rhs: Mismatch) -> Bool { lhs.stage == rhs.stage }
     }
 }

@@ -69,9 +69,20 @@ extension FaradayError {
 
     /// The code and message of a JSON error document in a response body.
     ///
-    /// Recognised shapes: `{"error": "…"}`, `{"error": {"code": …, "message": "…"}}`,
-    /// `{"code": …, "message": "…"}`, `{"errors": [{"code": …, "message": "…"}]}`, and RFC 9457
-    /// problem details (`type`, `title`, `detail`).
+    /// The shapes read (the one list; the Errors article points here):
+    ///
+    /// | Body | ``code`` | ``message`` |
+    /// |---|---|---|
+    /// | `{"message": "…"}` | none | `message` |
+    /// | `{"code": …, "message": "…"}` | `code` (a number as text) | `message` |
+    /// | `{"error": "…"}` | none | `error` |
+    /// | `{"error": "…", "error_description": "…"}` (OAuth 2.0, RFC 6749 §5.2) | `error` | `error_description` |
+    /// | `{"error": {"code": …, "message": "…"}}` | `error.code` | `error.message` |
+    /// | `{"errors": [{"code": …, "message": "…"}, …]}` | the first entry's `code` | its `message` |
+    /// | RFC 9457 problem details, `{"type": …, "title": …, "detail": …}` | `type` | `detail`, else `title` (both also in ``title`` and ``detail``) |
+    ///
+    /// Other members are ignored; a body that is not a JSON object, or has none of these
+    /// members, is no document (`nil`).
     public struct ErrorDocument: Sendable, Hashable {
         /// The error code, as text.
         public var code: String?
@@ -103,10 +114,14 @@ extension FaradayError {
             } else {
                 source = json
             }
+            // OAuth 2.0: `error` is the code, `error_description` the message.
+            let oauthDescription = json["error"]?.string != nil ? json["error_description"]?.string : nil
             let message =
-                source["message"]?.string ?? json["error"]?.string ?? json["detail"]?.string
-                ?? json["title"]?.string ?? json["error_description"]?.string
-            let code = Self.text(source["code"]) ?? json["type"]?.string
+                source["message"]?.string ?? oauthDescription ?? json["error"]?.string ?? json["detail"]?.string
+                ?? json["title"]?.string
+            let code =
+                Self.text(source["code"]) ?? (oauthDescription != nil ? json["error"]?.string : nil)
+                ?? json["type"]?.string
             guard message != nil || code != nil else { return nil }
             self.init(code: code, message: message, title: json["title"]?.string, detail: json["detail"]?.string)
         }
