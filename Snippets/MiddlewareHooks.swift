@@ -145,9 +145,12 @@ struct HeadAsGet: Middleware {
 /// Adds an `X-Client-Version` header: written as a library ships it, so every type, stored
 /// property, initializer and hook a user of the library touches is `public`.
 public struct ClientVersion: Middleware {
+    /// The app below.
     public let app: any App
+    /// The handler's settings.
     public let handler: Handler
 
+    /// Creates the middleware around `app`.
     public init(app: any App, handler: Handler) {
         self.app = app
         self.handler = handler
@@ -157,9 +160,12 @@ public struct ClientVersion: Middleware {
         env.request.headers[.clientVersion] = handler.version
     }
 
+    /// Builds ``ClientVersion``.
     public struct Handler: Faraday.Handler {
+        /// The version sent.
         public var version: String
 
+        /// Creates the handler.
         public init(version: String) {
             self.version = version
         }
@@ -169,6 +175,7 @@ public struct ClientVersion: Middleware {
 }
 
 extension HTTPField.Name {
+    /// `X-Client-Version`.
     public static let clientVersion = HTTPField.Name.named("X-Client-Version")
 }
 // snippet.end

@@ -24,9 +24,9 @@ extension AsyncHTTPClientAdapter {
         if request.headers[.acceptEncoding] == nil { headers.add(name: "Accept-Encoding", value: "identity") }
 
         let body: HTTPClient.Body?
-        if let bytes = request.body.storedBytes, bytes.isEmpty {
+        if let bytes = request.body.bytesInMemory, bytes.isEmpty {
             body = nil
-        } else if let bytes = request.body.storedBytes, writeTimeout == nil {
+        } else if let bytes = request.body.bytesInMemory, writeTimeout == nil {
             body = .data(bytes)
         } else {
             let stream = try request.body.makeStream()

@@ -11,19 +11,24 @@ extension AdapterConformance {
     /// Keep-alive connections are reused: the adapter opens about as many TCP connections as the
     /// platform's own client does for the same work (issue 22 measured 1,038 against 40 with nginx).
     @Suite(.timeLimit(.minutes(2))) struct ConnectionReuseTests {
-        static let requests = 2000
+        static let requests = 1000
         static let inFlight = 64
 
         /// Runs `requests` GETs, `inFlight` at a time, and returns the connections the server accepted.
         private func connections(_ send: @escaping @Sendable (URL) async throws -> Void) async throws -> Int {
             let server = try await TestServer.start()
             let url = server.baseURL.appending(path: "echo")
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for index in 0..<Self.requests {
-                    if index >= Self.inFlight { try await group.next() }
-                    group.addTask { try await send(url) }
+            do {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<Self.requests {
+                        if index >= Self.inFlight { try await group.next() }
+                        group.addTask { try await send(url) }
+                    }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
+            } catch {
+                try await server.shutdown()
+                throw error
             }
             let accepted = server.connectionsAccepted
             try await server.shutdown()
@@ -35,8 +40,8 @@ extension AdapterConformance {
             let configuration = URLSessionConfiguration.ephemeral
             configuration.httpMaximumConnectionsPerHost = Self.inFlight
             let session = URLSession(configuration: configuration)
+            defer { session.invalidateAndCancel() }
             let raw = try await connections { url in _ = try await session.data(from: url) }
-            session.invalidateAndCancel()
             let connection = try Connection(url: "http://127.0.0.1") {
                 $0.adapter = URLSessionAdapter(configuration: configuration)
             }

@@ -9,6 +9,10 @@ extension Env {
     /// idempotency key) wherever it sits: above an encoder the body is still a value. Once encoded
     /// it stays encoded, so the encoders below leave it alone and the adapter sends those bytes.
     ///
+    /// The encoders are tried in stack order, those above the caller included: one of those would
+    /// already have encoded a value of its kind on the way down, so the first that takes the value
+    /// is always the one below the caller that would have.
+    ///
     /// - Throws: ``FaradayError/Code/encodingFailed`` when the value cannot be encoded.
     public mutating func encodeRequestBody() throws(FaradayError) {
         guard request.body.value != nil else { return }
@@ -30,17 +34,17 @@ extension Env {
     /// }
     /// ```
     ///
-    /// - Parameter limit: the most bytes a stream may hold; the request's
-    ///   ``RequestOptions/maxBufferedBodySize`` when `nil`.
+    /// - Parameter limit: the most bytes a streamed body may hold in memory (16 MiB by default);
+    ///   bytes and values are not limited.
     /// - Throws: ``FaradayError/Code/encodingFailed`` when a value cannot be encoded,
     ///   ``FaradayError/Code/bodyTooLarge`` past `limit`, ``FaradayError/Code/bodyNotReplayable``
     ///   for a one-shot stream already sent, or the stream's own failure.
-    public mutating func requestBodyBytes(upTo limit: Int? = nil) async throws(FaradayError) -> Data {
+    public mutating func requestBodyBytes(upTo limit: Int = 16 << 20) async throws(FaradayError) -> Data {
         try encodeRequestBody()
-        if let bytes = request.body.storedBytes { return bytes }
+        if let bytes = request.body.bytesInMemory { return bytes }
         let data: Data
         do {
-            data = try await request.body.collect(upTo: limit ?? request.options.maxBufferedBodySize)
+            data = try await request.body.collect(upTo: limit)
         } catch {
             throw FaradayError.wrapping(error, request: request)
         }

@@ -131,9 +131,10 @@ public struct RequestBody: Sendable {
         }
     }
 
-    /// The bytes when the body holds them in memory (empty for no body), else `nil`: for
-    /// adapters choosing how to send a body.
-    package var storedBytes: Data? {
+    /// The bytes when the body holds them in memory (empty for no body), else `nil` (a value not
+    /// encoded yet, a stream): for an adapter choosing how to send a body. A middleware that needs
+    /// the bytes wherever it sits uses ``Env/requestBodyBytes(upTo:)`` instead.
+    public var bytesInMemory: Data? {
         switch storage {
         case .empty: Data()
         case .bytes(let data): data
@@ -172,7 +173,7 @@ public struct RequestBody: Sendable {
 
     /// Collects the whole body into memory, failing past `limit` bytes.
     public func collect(upTo limit: Int) async throws -> Data {
-        if let storedBytes { return storedBytes }
+        if let bytesInMemory { return bytesInMemory }
         var data = Data()
         for try await chunk in try makeStream() {
             guard data.count + chunk.count <= limit else {

@@ -36,6 +36,7 @@ import Testing
         // Every row of ErrorDocument's list of shapes.
         (#"{"message":"name is taken"}"#, nil as String?, "name is taken" as String?),
         (#"{"error":"invalid token"}"#, nil, "invalid token"),
+        (#"{"error":"invalid_token"}"#, "invalid_token", "invalid_token"),
         (
             #"{"error":"invalid_grant","error_description":"The code has expired"}"#, "invalid_grant",
             "The code has expired"

@@ -220,7 +220,9 @@ public final class TestAdapter: Adapter {
                 state.consumed[index] = true
                 return (state.stubs[index], match)
             }
-            let closest = best.sorted { $0.0 > $1.0 }.prefix(3).map { "\($0.1) (differs in \($0.0))" }
+            let closest = best.sorted { $0.0.stage.rawValue > $1.0.stage.rawValue }.prefix(3).map {
+                "\($0.1) (differs in \($0.0))"
+            }
             var message = "No stub for \(env.request.method.rawValue) \(env.request.url.absoluteString)."
             message += closest.isEmpty ? " There are no stubs." : " Closest: \(closest.joined(separator: "; "))."
             throw FaradayError(.noStubMatched, message, method: env.request.method, url: env.request.url)

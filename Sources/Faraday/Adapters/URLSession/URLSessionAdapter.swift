@@ -124,7 +124,7 @@ public final class URLSessionAdapter: Adapter {
         let streams = options.streaming != nil
         let task: URLSessionTask
         let bridge: URLSessionTaskBridge
-        if let bytes = request.body.storedBytes {
+        if let bytes = request.body.bytesInMemory {
             if !bytes.isEmpty { urlRequest.httpBody = bytes }
             bridge = URLSessionTaskBridge(options: options, temporaryFile: nil)
             task = session(for: request).dataTask(with: urlRequest)

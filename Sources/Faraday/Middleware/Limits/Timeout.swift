@@ -8,7 +8,9 @@ import Foundation
 ///
 /// ```swift
 /// builder.use(Timeout.Handler(.seconds(10)))   // the whole call, retries included
-/// builder.use(Retry.Handler())
+/// var retry = Retry.Handler()
+/// retry.errors.insert(.callTimeout)             // retry an attempt past its deadline
+/// builder.use(retry)
 /// builder.use(Timeout.Handler(.seconds(3)))    // each attempt
 /// ```
 ///

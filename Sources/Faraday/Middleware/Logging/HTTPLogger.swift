@@ -80,10 +80,15 @@ public struct HTTPLogger: Middleware {
         // failure (at `.error`) is still logged, without its time.
         guard handler.logger.logLevel <= handler.level else { return }
         env[CallKey.self] = CallLog()
-        // Above an encoder the body is still a value: encode it now, by the stack's encoder, so the
-        // log shows the bytes and the Content-Type that go on the wire wherever the logger sits.
-        if handler.request >= .headers || handler.logsCurl { try env.encodeRequestBody() }
-        let request = env.request
+        // Above an encoder the body is still a value: the log shows it encoded by the stack's
+        // encoder, with its Content-Type, as it will go on the wire. A copy is encoded: what is sent
+        // must not depend on the log level.
+        var request = env.request
+        if handler.request >= .headers || handler.logsCurl, request.body.value != nil {
+            var display = env
+            try display.encodeRequestBody()
+            request = display.request
+        }
         var lines = ["→ \(request.method.rawValue) \(handler.redaction.redacting(request.url))"]
         if handler.request >= .headers { lines += headerLines(request.headers) }
         if handler.request >= .bodies, let body = requestBody(request) { lines.append(body) }
@@ -136,7 +141,7 @@ public struct HTTPLogger: Middleware {
     }
 
     private func requestBody(_ request: Request) -> String? {
-        if let bytes = request.body.storedBytes {
+        if let bytes = request.body.bytesInMemory {
             return bytes.isEmpty ? nil : describe(bytes, contentType: request.headers.contentType)
         }
         return "  (streamed body\(request.body.length.map { " of \($0) bytes" } ?? ""))"

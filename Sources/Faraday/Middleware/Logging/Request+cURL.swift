@@ -9,7 +9,7 @@ extension Request {
             parts += ["-H", Self.quoted("\(field.name): \(field.value)")]
         }
         var note = ""
-        if let bytes = body.storedBytes, !bytes.isEmpty {
+        if let bytes = body.bytesInMemory, !bytes.isEmpty {
             if let text = redaction.redactBody(bytes, contentType: headers.contentType) {
                 // --data-raw: with --data or --data-binary, a body starting with @ names a file
                 // that curl would read and upload when the command is pasted.

@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
 
-/// Sends a request again when it fails in a way that may pass: a connection error or timeout
-/// (an attempt's ``Timeout`` below it included), or (opt-in) a status such as 429 or 503,
-/// waiting between attempts.
+/// Sends a request again when it fails in a way that may pass: a connection error or timeout,
+/// or (opt-in) a status such as 429 or 503, waiting between attempts. An attempt cut by a
+/// ``Timeout`` below it fails with ``FaradayError/Code/callTimeout``, retried when ``Handler/errors``
+/// includes it (not by default: the same code ends a call past ``RequestOptions/timeout``).
 ///
 /// ```swift
 /// builder.use(Retry.Handler(maxAttempts: 4, statuses: [429, 503]))
@@ -76,9 +77,7 @@ public struct Retry: Middleware {
             maxAttempts: Int = 3,
             backoff: Backoff = Backoff(),
             maxRetryAfter: Duration = .seconds(60),
-            errors: Set<FaradayError.Code> = [
-                .connectionFailed, .connectTimeout, .readTimeout, .writeTimeout, .callTimeout,
-            ],
+            errors: Set<FaradayError.Code> = [.connectionFailed, .connectTimeout, .readTimeout, .writeTimeout],
             statuses: Set<Int> = [],
             methods: Set<HTTPRequest.Method> = Handler.idempotentMethods,
             retryIf: (@Sendable (Attempt) -> Bool)? = nil,

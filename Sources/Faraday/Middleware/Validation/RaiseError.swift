@@ -75,7 +75,7 @@ extension FaradayError {
     /// |---|---|---|
     /// | `{"message": "…"}` | none | `message` |
     /// | `{"code": …, "message": "…"}` | `code` (a number as text) | `message` |
-    /// | `{"error": "…"}` | none | `error` |
+    /// | `{"error": "…"}` | `error` when it is a token (`invalid_token`: lowercase, digits, `_.-`), else none | `error` |
     /// | `{"error": "…", "error_description": "…"}` (OAuth 2.0, RFC 6749 §5.2) | `error` | `error_description` |
     /// | `{"error": {"code": …, "message": "…"}}` | `error.code` | `error.message` |
     /// | `{"errors": [{"code": …, "message": "…"}, …]}` | the first entry's `code` | its `message` |
@@ -119,11 +119,21 @@ extension FaradayError {
             let message =
                 source["message"]?.string ?? oauthDescription ?? json["error"]?.string ?? json["detail"]?.string
                 ?? json["title"]?.string
+            // A bare `error` that reads as a token (`invalid_grant`) is a code as well as the message.
+            let errorToken = json["error"]?.string.flatMap { Self.isToken($0) ? $0 : nil }
             let code =
-                Self.text(source["code"]) ?? (oauthDescription != nil ? json["error"]?.string : nil)
+                Self.text(source["code"]) ?? (oauthDescription != nil ? json["error"]?.string : errorToken)
                 ?? json["type"]?.string
             guard message != nil || code != nil else { return nil }
             self.init(code: code, message: message, title: json["title"]?.string, detail: json["detail"]?.string)
+        }
+
+        /// Lowercase letters, digits, `_`, `.` and `-`: an error code, not a sentence.
+        private static func isToken(_ text: String) -> Bool {
+            !text.isEmpty
+                && text.utf8.allSatisfy {
+                    (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F || $0 == 0x2E || $0 == 0x2D
+                }
         }
 
         private static func text(_ value: JSON?) -> String? {
