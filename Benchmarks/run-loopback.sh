@@ -4,6 +4,7 @@
 # README.md records.
 #
 # Usage: Benchmarks/run-loopback.sh [requests] [rounds] [stream-bytes]   (20000 3 1073741824)
+#        ONLY=requests|streams Benchmarks/run-loopback.sh …                 (one part of the suite)
 #
 # Where `perf stat -e instructions` works, it also counts each client's instructions per request:
 # unlike time, that count barely moves with what else the machine is doing.
@@ -78,7 +79,9 @@ base="http://127.0.0.1:$port/"
 echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(swift --version 2>/dev/null | head -1)"
 echo "Server: nginx $("$nginx_bin" -v 2>&1 | cut -d/ -f2) on core $server_core; client on core(s) $client_cores"
 echo
-taskset -c "$client_cores" "$bin" requests "$base" "$requests" "$rounds"
+only="${ONLY:-}"
+[[ "$only" != streams ]] && taskset -c "$client_cores" "$bin" requests "$base" "$requests" "$rounds"
+[[ "$only" == requests ]] && exit 0
 
 echo "Streamed downloads of $stream_bytes bytes, each client in a process of its own (median of $rounds; peak"
 echo "RSS of the whole process)"
@@ -90,7 +93,7 @@ for client in rawAsyncHTTPClient faradayAsyncHTTPClientEmpty faradayAsyncHTTPCli
     taskset -c "$client_cores" "$bin" stream "$base" "$client" "$stream_bytes" "$rounds"
 done
 
-if perf stat -e instructions true >/dev/null 2>&1; then
+if [[ -z "$only" ]] && perf stat -e instructions true >/dev/null 2>&1; then
     echo
     echo "Client instructions per request: each client alone in a process of its own, $requests GETs one at a"
     echo "time then $requests at 64 in flight, counted by \`perf stat -e instructions\` (process start and"
