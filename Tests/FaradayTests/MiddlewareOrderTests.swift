@@ -31,10 +31,7 @@ import Testing
         let stubs = TestAdapter()
         let calls = Locked(0)
         stubs.stub(.get, .path("/v1/x")) { _, _ in
-            let call = calls.withLock {
-                $0 += 1
-                return $0
-            }
+            let call = calls.increment()
             return call <= 2 ? StubResponse(status: .serviceUnavailable, body: "busy") : StubResponse(body: "ok")
         }
         let handlers =
@@ -69,10 +66,7 @@ import Testing
         let endCalls = Locked(0)
         stubs.get("/v1/start") { _, _ in StubResponse(status: .found, headers: [.location: "/v1/end"]) }
         stubs.get("/v1/end") { _, _ in
-            let call = endCalls.withLock {
-                $0 += 1
-                return $0
-            }
+            let call = endCalls.increment()
             return call == 1 ? StubResponse(status: .serviceUnavailable) : StubResponse(body: "ok")
         }
         let connection = try makeConnection(
@@ -98,10 +92,7 @@ import Testing
         let stubs = TestAdapter()
         let calls = Locked(0)
         stubs.get("/v1/x") { _, _ in
-            let call = calls.withLock {
-                $0 += 1
-                return $0
-            }
+            let call = calls.increment()
             return call == 1 ? .noResponse : StubResponse(body: "ok")
         }
         let connection = try makeConnection(
@@ -136,10 +127,7 @@ import Testing
             let stubs = TestAdapter()
             let calls = Locked(0)
             stubs.get("/v1/x") { _, _ in
-                let call = calls.withLock {
-                    $0 += 1
-                    return $0
-                }
+                let call = calls.increment()
                 guard call == 1 else { return StubResponse(body: "ok") }
                 return retrying
                     ? StubResponse(status: .serviceUnavailable)

@@ -202,10 +202,7 @@ import Testing
         let stubs = TestAdapter()
         let calls = Locked(0)
         stubs.post("/v1/sign") { env, _ in
-            let call = calls.withLock {
-                $0 += 1
-                return $0
-            }
+            let call = calls.increment()
             return call == 1
                 ? StubResponse(status: .serviceUnavailable) : StubResponse(body: try env.request.body.bytes)
         }

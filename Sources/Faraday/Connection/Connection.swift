@@ -21,7 +21,7 @@ public final class Connection: Sendable {
     /// The `User-Agent` sent when neither the connection nor the request sets one.
     public static let defaultUserAgent = "Faraday/\(faradayVersion)"
 
-    private struct Defaults: Sendable {
+    struct Defaults: Sendable {
         var url: URL? {
             didSet { base = url.map(BaseURL.init) }
         }
@@ -45,7 +45,8 @@ public final class Connection: Sendable {
         var built: BuiltStack?
     }
 
-    private let defaults: Locked<Defaults>
+    /// The defaults of every request (URL, headers, params, options), under their lock.
+    let defaults: Locked<Defaults>
     private let stack: Locked<Stack>
     private let background = BackgroundCalls()
 
@@ -283,60 +284,6 @@ public final class Connection: Sendable {
         return Response(request: request, cancellation: cancellation, background: background) {
             [env] in try await stack.app.call(env)
         }
-    }
-
-    /// Builds a request from the connection's defaults (URL, headers, params, options) and a
-    /// path, as the verbs do, without sending it.
-    ///
-    /// - Throws: ``FaradayError/Code/invalidURL`` when the URL cannot be built.
-    public func makeRequest(
-        method: HTTPRequest.Method,
-        _ path: String = "",
-        resolution: PathResolution = .underBasePath,
-        params: Params = Params(),
-        headers: HTTPFields = HTTPFields(),
-        body: RequestBody = .empty
-    ) throws(FaradayError) -> Request {
-        let defaults = defaults.withLock { $0 }
-        var request = Request(
-            method: method,
-            url: defaults.url ?? URL(filePath: "/"),
-            headers: defaults.headers.merging(headers),
-            body: body,
-            options: defaults.options
-        )
-        request.base = defaults.base
-        if let origin = defaults.url.flatMap(Origin.init) {
-            request.options.credentialOrigins.insert("\(origin)", at: 0)
-        }
-        do {
-            let (url, pathQuery) = try URLResolver.resolve(path, against: defaults.base, resolution: resolution)
-            request.url = url
-            // The connection's credential parameters (`api_key`…) stay on its origins, as its
-            // credential headers do.
-            let defaultParams =
-                request.isToCredentialOrigin
-                ? defaults.params
-                : Params(defaults.params.filter { !Redaction.matches($0.name, Redaction.credentialNames) })
-            if defaultParams.isEmpty && params.isEmpty {
-                request.url = Self.withQuery(pathQuery, on: url)
-            } else {
-                let fromPath = try request.options.paramsEncoder.decode(pathQuery ?? "")
-                request.params = defaultParams.merging(fromPath).merging(params)
-            }
-        } catch {
-            throw FaradayError.wrapping(error, request: request)
-        }
-        request.dropDefaultCredentials(defaults.headers)
-        return request
-    }
-
-    private static func withQuery(_ query: String?, on url: URL) -> URL {
-        guard let query, !query.isEmpty,
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        else { return url }
-        components.percentEncodedQuery = query
-        return components.url ?? url
     }
 }
 

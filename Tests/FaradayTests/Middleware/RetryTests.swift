@@ -25,10 +25,7 @@ import Testing
         let stubs = TestAdapter()
         let calls = Locked(0)
         stubs.stub(.get, .path("/v1/x")) { _, _ in
-            let call = calls.withLock {
-                $0 += 1
-                return $0
-            }
+            let call = calls.increment()
             if call <= count { throw FaradayError(error, "attempt \(call) failed") }
             return response
         }
