@@ -11,10 +11,6 @@ import Testing
 /// order cannot work, the first request fails with `.misplacedHandler` and sends nothing.
 @Suite(.timeLimit(.minutes(1))) struct MiddlewareOrderTests {
     /// The handlers with `first` above `second`, or below it.
-    private func ordered(_ first: any Handler, _ second: any Handler, firstAbove: Bool) -> [any Handler] {
-        firstAbove ? [first, second] : [second, first]
-    }
-
     private static let noWait = Retry.Handler(statuses: [503], sleep: { _ in })
     private static let retryingTimeouts = {
         var retry = noWait

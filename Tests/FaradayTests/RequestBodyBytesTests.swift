@@ -8,20 +8,10 @@ import Testing
 /// The "layer that reads the request body / encoder" row of the order table: a middleware gets the
 /// bytes that go on the wire wherever it sits, for every encoder, and never a silent `nil`.
 @Suite(.timeLimit(.minutes(1))) struct RequestBodyBytesTests {
-    private func ordered(_ first: any Handler, _ second: any Handler, firstAbove: Bool) -> [any Handler] {
-        firstAbove ? [first, second] : [second, first]
-    }
-
     /// Signs the bytes of the request body as they go on the wire.
-    private struct Signer: Middleware {
-        let app: any App
-        func onRequest(_ env: inout Env) async throws {
-            let body = try await env.requestBodyBytes()
-            env.request.headers[.signature] = "len=\(body.count) body=\(String(decoding: body, as: UTF8.self))"
-        }
-        struct Handler: Faraday.Handler {
-            func build(app: any App) -> any App { Signer(app: app) }
-        }
+    private static let signer = OnRequest.Handler { env in
+        let body = try await env.requestBodyBytes()
+        env.request.headers[.signature] = "len=\(body.count) body=\(String(decoding: body, as: UTF8.self))"
     }
 
     private struct Payload: Encodable, Sendable {
@@ -49,7 +39,7 @@ import Testing
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = .sortedKeys
         let connection = try makeConnection(
-            ordered(Signer.Handler(), EncodeJSON.Handler(encoder: encoder), firstAbove: signerAbove),
+            ordered(Self.signer, EncodeJSON.Handler(encoder: encoder), firstAbove: signerAbove),
             adapter: signatureEcho()
         )
         let payload = Payload(userName: "ada", createdAt: Date(timeIntervalSince1970: 0))
@@ -61,7 +51,7 @@ import Testing
     /// A value no encoder of the stack takes (JSON here) gets its default encoding's bytes; a form,
     /// URLEncoded's; a one-shot stream is read once, signed, and sent from memory.
     @Test func aSignerGetsDefaultEncodingsFormsAndStreams() async throws {
-        let connection = try makeConnection([Signer.Handler(), URLEncoded.Handler()], adapter: signatureEcho())
+        let connection = try makeConnection([Self.signer, URLEncoded.Handler()], adapter: signatureEcho())
         let form = try #require(
             try await connection.post("sign", body: .form(["a": "1", "b": "x y"])).value.response?.text
         )
@@ -79,17 +69,11 @@ import Testing
 
     /// Reading `body.bytes` above an encoder is a typed error that names the fix, never `nil`.
     @Test func readingBytesAboveAnEncoderNamesTheFix() async throws {
-        struct NaiveSigner: Middleware {
-            let app: any App
-            func onRequest(_ env: inout Env) async throws {
-                env.request.headers[.signature] = "\(try env.request.body.bytes.count)"
-            }
-        }
-        struct NaiveHandler: Handler {
-            func build(app: any App) -> any App { NaiveSigner(app: app) }
+        let naiveSigner = OnRequest.Handler { env in
+            env.request.headers[.signature] = "\(try env.request.body.bytes.count)"
         }
         let stubs = signatureEcho()
-        let connection = try makeConnection([NaiveHandler(), EncodeJSON.Handler()], adapter: stubs)
+        let connection = try makeConnection([naiveSigner, EncodeJSON.Handler()], adapter: stubs)
         await #expect {
             try await connection.post("sign", body: .json(["k": 1])).value
         } throws: { error in
@@ -97,7 +81,7 @@ import Testing
             return error.code == .invalidRequest && error.message.contains("env.encodeRequestBody()")
         }
         #expect(stubs.calls.isEmpty)
-        let stream = try await makeConnection([Signer.Handler()], adapter: stubs)
+        let stream = try await makeConnection([Self.signer], adapter: stubs)
             .post("sign", body: .stream(AsyncStream<Data> { $0.finish() })).value
         #expect(stream.response?.text == "len=0 body=\n- ")
     }
@@ -127,14 +111,8 @@ import Testing
             case "multipart": (Multipart.Handler(), .multipart([.text("n", "1")]), "multipart/form-data")
             default: (EncodePropertyList.Handler(), .propertyList(["n": 1]), "application/x-plist")
             }
-        struct DigestSigner: Middleware {
-            let app: any App
-            func onRequest(_ env: inout Env) async throws {
-                env.request.headers[.signature] = try await env.requestBodyBytes().base64EncodedString()
-            }
-        }
-        struct DigestSignerHandler: Handler {
-            func build(app: any App) -> any App { DigestSigner(app: app) }
+        let digestSigner = OnRequest.Handler { env in
+            env.request.headers[.signature] = try await env.requestBodyBytes().base64EncodedString()
         }
         let stubs = TestAdapter()
         stubs.post("/v1/sign") { env, _ in
@@ -145,7 +123,7 @@ import Testing
             )
         }
         let connection = try makeConnection(
-            ordered(DigestSignerHandler(), encoder, firstAbove: signerAbove),
+            ordered(digestSigner, encoder, firstAbove: signerAbove),
             adapter: stubs
         )
         let reply = try #require(try await connection.post("sign", body: body).value.response?.text)
@@ -156,19 +134,13 @@ import Testing
     /// or off: the logger encodes a copy to show it.
     @Test(arguments: [Logger.Level.trace, .critical])
     func loggingDoesNotChangeWhatTheLayersBelowSee(_ level: Logger.Level) async throws {
-        struct BodyKind: Middleware {
-            let app: any App
-            func onRequest(_ env: inout Env) async throws {
-                env.request.headers[.signature] = env.request.body.value == nil ? "bytes" : "value"
-            }
-        }
-        struct BodyKindHandler: Handler {
-            func build(app: any App) -> any App { BodyKind(app: app) }
+        let bodyKind = OnRequest.Handler { env in
+            env.request.headers[.signature] = env.request.body.value == nil ? "bytes" : "value"
         }
         var logger = Logger(label: "bodies") { _ in InMemoryLogHandler() }
         logger.logLevel = level
         let handlers: [any Handler] = [
-            HTTPLogger.Handler(logger: logger, request: .bodies), BodyKindHandler(), EncodeJSON.Handler(),
+            HTTPLogger.Handler(logger: logger, request: .bodies), bodyKind, EncodeJSON.Handler(),
         ]
         let reply = try await makeConnection(handlers, adapter: signatureEcho()).post("sign", body: .json(["k": 1]))
             .value
@@ -177,20 +149,14 @@ import Testing
 
     /// A stream larger than the limit is a typed error before anything is sent.
     @Test func aStreamPastTheLimitIsBodyTooLarge() async throws {
-        struct SmallSigner: Middleware {
-            let app: any App
-            func onRequest(_ env: inout Env) async throws { _ = try await env.requestBodyBytes(upTo: 3) }
-        }
-        struct SmallSignerHandler: Handler {
-            func build(app: any App) -> any App { SmallSigner(app: app) }
-        }
+        let smallSigner = OnRequest.Handler { env in _ = try await env.requestBodyBytes(upTo: 3) }
         let stubs = signatureEcho()
         let chunks = AsyncStream<Data> { continuation in
             continuation.yield(Data("abcd".utf8))
             continuation.finish()
         }
         await #expect {
-            try await makeConnection([SmallSignerHandler()], adapter: stubs).post("sign", body: .stream(chunks)).value
+            try await makeConnection([smallSigner], adapter: stubs).post("sign", body: .stream(chunks)).value
         } throws: { ($0 as? FaradayError)?.code == .bodyTooLarge }
         #expect(stubs.calls.isEmpty)
     }
@@ -208,7 +174,7 @@ import Testing
         }
         var retry = Retry.Handler(statuses: [503], sleep: { _ in })
         retry.methods.insert(.post)
-        let connection = try makeConnection(ordered(Signer.Handler(), retry, firstAbove: signerAbove), adapter: stubs)
+        let connection = try makeConnection(ordered(Self.signer, retry, firstAbove: signerAbove), adapter: stubs)
         let chunks = AsyncStream<Data> { continuation in
             continuation.yield(Data("once".utf8))
             continuation.finish()

@@ -196,18 +196,14 @@ import Testing
             events: [SeenEvent("hello", id: "\u{2026}")],
             lastEventID: "\u{2026}",
             reconnectionMilliseconds: 200,
-            reconnections: [
-                Reconnection(
+            reconnections: Array(
+                repeating: Reconnection(
                     stream: bytes(ascii("data: "), ellipsis, ascii("\n\n")),
                     events: [SeenEvent("\u{2026}", id: "\u{2026}")],
                     lastEventID: "\u{2026}"
                 ),
-                Reconnection(
-                    stream: bytes(ascii("data: "), ellipsis, ascii("\n\n")),
-                    events: [SeenEvent("\u{2026}", id: "\u{2026}")],
-                    lastEventID: "\u{2026}"
-                ),
-            ]
+                count: 2
+            )
         ),
         // An id persists to the events after it (last-event-id2.py?type=1).
         Case(

@@ -56,6 +56,25 @@ struct CallTwice: Middleware {
     }
 }
 
+/// A middleware whose `onRequest` is a closure: for the one-line request middleware of a test.
+struct OnRequest: Middleware {
+    let app: any App
+    let body: @Sendable (inout Env) async throws -> Void
+
+    func onRequest(_ env: inout Env) async throws { try await body(&env) }
+
+    struct Handler: Faraday.Handler {
+        let body: @Sendable (inout Env) async throws -> Void
+        init(_ body: @escaping @Sendable (inout Env) async throws -> Void) { self.body = body }
+        func build(app: any App) -> any App { OnRequest(app: app, body: body) }
+    }
+}
+
+/// Two handlers with `first` above `second`, or below it: one row of the order table, either way.
+func ordered(_ first: any Handler, _ second: any Handler, firstAbove: Bool) -> [any Handler] {
+    firstAbove ? [first, second] : [second, first]
+}
+
 /// A connection on a fresh TestAdapter with the given handlers.
 func makeConnection(
     url: String = "https://api.example.com/v1",
