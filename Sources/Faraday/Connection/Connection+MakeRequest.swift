@@ -23,9 +23,7 @@ extension Connection {
             options: defaults.options
         )
         request.base = defaults.base
-        if let origin = defaults.url.flatMap(Origin.init) {
-            request.options.credentialOrigins.insert("\(origin)", at: 0)
-        }
+        request.options.credentialOrigins = defaults.credentialOrigins
         do {
             let (url, pathQuery) = try URLResolver.resolve(path, against: defaults.base, resolution: resolution)
             request.url = url

@@ -23,20 +23,34 @@ public final class Connection: Sendable {
 
     struct Defaults: Sendable {
         var url: URL? {
-            didSet { base = url.map(BaseURL.init) }
+            didSet { derive() }
         }
         /// ``url`` taken apart once for resolving paths.
         private(set) var base: BaseURL?
         var headers: HTTPFields
         var params: Params
-        var options: RequestOptions
+        var options: RequestOptions {
+            didSet { derive() }
+        }
+        /// The origin of ``url`` (as ``RequestOptions/credentialOrigins`` writes it), then the
+        /// options' credential origins: what every request is bound to, made once rather than
+        /// per request.
+        private(set) var credentialOrigins: [String] = []
+        /// The origin of ``url`` alone, for requests built by hand.
+        private(set) var origin: [String] = []
 
         init(url: URL?, headers: HTTPFields, params: Params, options: RequestOptions) {
             self.url = url
-            self.base = url.map(BaseURL.init)
             self.headers = headers
             self.params = params
             self.options = options
+            derive()
+        }
+
+        private mutating func derive() {
+            base = url.map(BaseURL.init)
+            origin = url.flatMap(Origin.init).map { ["\($0)"] } ?? []
+            credentialOrigins = origin + options.credentialOrigins
         }
     }
 
@@ -265,11 +279,9 @@ public final class Connection: Sendable {
     public func run(_ request: Request) -> Response {
         if let failure = request.pathFailure { return Response(request: request, failure: failure) }
         var request = request
-        let (base, defaultHeaders) = defaults.withLock { ($0.url, $0.headers) }  // one lock a request
+        let (origin, defaultHeaders) = defaults.withLock { ($0.origin, $0.headers) }  // one lock a request
         // A request built by hand is bound to the connection's origin too.
-        if request.options.credentialOrigins.isEmpty, let origin = base.flatMap(Origin.init) {
-            request.options.credentialOrigins = ["\(origin)"]
-        }
+        if request.options.credentialOrigins.isEmpty { request.options.credentialOrigins = origin }
         // Again after `configure` and endpoints had their say on the URL and its origins.
         request.dropDefaultCredentials(defaultHeaders)
         let stack: BuiltStack

@@ -9,10 +9,9 @@ extension Request {
         let allowed = options.credentialOrigins
         guard !allowed.isEmpty else { return true }
         guard let origin = Origin(url) else { return false }
-        // The entries a connection writes are `Origin` descriptions: a string comparison settles
-        // them without parsing a URL per request.
-        let serialized = origin.description
-        return allowed.contains { $0 == serialized || URL(string: $0).flatMap(Origin.init) == origin }
+        // The entries a connection writes are `Origin` descriptions: comparing with them settles
+        // the usual case without parsing a URL (or making a string) per request.
+        return allowed.contains { origin.isWritten(as: $0) || URL(string: $0).flatMap(Origin.init) == origin }
     }
 
     /// Removes the credential headers (those ``Redaction/credentialHeaders`` names) that still
@@ -34,7 +33,7 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
     let port: Int
 
     package init?(_ url: URL) {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty,
+        guard let scheme = url.scheme?.lowercasedCheaply, let host = url.host?.lowercasedCheaply, !host.isEmpty,
             let port = url.port ?? (scheme == "https" || scheme == "wss" ? 443 : scheme == "http" ? 80 : nil)
         else { return nil }
         (self.scheme, self.host, self.port) = (scheme, host, port)
@@ -42,4 +41,18 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
 
     /// `https://api.example.com:443`: the origin alone, no user info, path or query.
     package var description: String { "\(scheme)://\(host):\(port)" }
+
+    /// Whether `text` is this origin's ``description``, compared without making one.
+    func isWritten(as text: String) -> Bool {
+        var rest = text.utf8[...]
+        func take(_ part: String) -> Bool {
+            guard rest.starts(with: part.utf8) else { return false }
+            rest = rest.dropFirst(part.utf8.count)
+            return true
+        }
+        guard take(scheme), take("://"), take(host), take(":"), !rest.isEmpty,
+            rest.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return false }
+        return Int(Substring(rest)) == port
+    }
 }

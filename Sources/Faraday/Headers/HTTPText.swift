@@ -46,7 +46,11 @@ extension Substring {
     /// With ASCII letters lowercased; other characters are left as they are.
     package var lowercasedASCII: String {
         guard utf8.contains(where: { HTTPText.lowercased($0) != $0 }) else { return String(self) }
-        return String(decoding: utf8.map(HTTPText.lowercased), as: UTF8.self)
+        // Written in place: no intermediate array, and no allocation at all for a short word.
+        return String(unsafeUninitializedCapacity: utf8.count) { buffer in
+            for (offset, byte) in utf8.enumerated() { buffer[offset] = HTTPText.lowercased(byte) }
+            return utf8.count
+        }
     }
 
     /// Whether the two are equal ignoring the case of ASCII letters.

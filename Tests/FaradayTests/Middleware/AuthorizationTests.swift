@@ -75,6 +75,29 @@ import Testing
         #expect(try connection.makeRequest(method: .get, target).headers[.authorization] == "Bearer default")
     }
 
+    @Test(arguments: [
+        ("https://api.example.com:443", true), ("https://api.example.com", true),
+        ("https://API.Example.com:443", true), ("https://api.example.com:4430", false),
+        ("https://api.example.com:44", false), ("https://api.example.com:443x", false),
+        ("https://api.example.com.:443", false), ("http://api.example.com:443", false),
+        ("https://api.example.co:443", false), ("", false),
+    ])
+    func anOriginEntryIsComparedAsAnOrigin(_ entry: String, _ matches: Bool) {
+        var request = Request(method: .get, url: URL(string: "https://api.example.com/v1/x")!)
+        request.options.credentialOrigins = [entry]
+        #expect(request.isToCredentialOrigin == matches)
+    }
+
+    @Test func aNewBaseURLMovesTheConnectionsOrigin() throws {
+        let connection = try connection([], TestAdapter())
+        connection.url = URL(string: "https://other.example/v2")
+        let home = try connection.makeRequest(method: .get, "x")
+        #expect(home.options.credentialOrigins == ["https://other.example:443"])
+        #expect(home.headers[.authorization] == "Bearer default")
+        let old = try connection.makeRequest(method: .get, "https://api.example.com/v1/x")
+        #expect(old.headers[.authorization] == nil)
+    }
+
     @Test func defaultCredentialParamsStayOnTheConnectionsOrigin() throws {
         let connection = try Connection(url: "https://api.example.com/v1", params: ["api_key": "k3y", "v": "2"])
         let home = try connection.makeRequest(method: .get, "x")

@@ -95,7 +95,14 @@ public struct Cookie: Sendable, Hashable, Codable {
     }
 
     /// The key a newer cookie replaces an older one by: name, domain and path.
-    var identity: String { "\(name);\(domain);\(path)" }
+    var identity: Identity { Identity(name: name, domain: domain, path: path) }
+
+    /// Name, domain and path: what makes two cookies the same cookie (RFC 6265 §5.3 step 11).
+    struct Identity: Hashable {
+        let name: String
+        let domain: String
+        let path: String
+    }
 }
 
 /// Matching rules of RFC 6265 §5.1.
@@ -117,17 +124,16 @@ enum CookieRules {
             self.path = CookieRules.requestPath(of: url)
         }
 
-        /// The domains whose cookies can match: the host, then (unless it is an IP address) each
-        /// domain above it.
-        var candidateDomains: [String] {
-            guard !CookieRules.isIPAddress(host) else { return [host] }
-            var domains = [host]
+        /// Calls `visit` with the domains whose cookies can match: the host, then (unless it is
+        /// an IP address) each domain above it; no list is made.
+        func forEachCandidateDomain(_ visit: (String) -> Void) {
+            visit(host)
+            guard !CookieRules.isIPAddress(host) else { return }
             var rest = Substring(host)
-            while let dot = rest.firstIndex(of: ".") {
-                rest = rest[rest.index(after: dot)...]
-                if !rest.isEmpty { domains.append(String(rest)) }
+            while let dot = rest.utf8.firstIndex(of: UInt8(ascii: ".")) {
+                rest = rest[rest.utf8.index(after: dot)...]
+                if !rest.isEmpty { visit(String(rest)) }
             }
-            return domains
         }
     }
 

@@ -29,7 +29,7 @@ public final class CookieJar: Resettable {
     private struct State {
         /// The cookies of each domain, by identity (name, domain and path): a request looks up
         /// only its host's domain and the domains above it.
-        var domains: [String: [String: Entry]] = [:]
+        var domains: [String: [Cookie.Identity: Entry]] = [:]
         var count = 0
         var nextOrder = 0
         var generation = 0
@@ -97,30 +97,42 @@ public final class CookieJar: Resettable {
 
     /// The cookies to send to `url`, longest path first, then oldest first (RFC 6265 §5.4).
     public func cookies(for url: URL, now: Date = Date()) -> [Cookie] {
+        entries(for: url, now: now).map(\.cookie)
+    }
+
+    /// The `Cookie` header for `url`, or `nil` when no cookie applies.
+    public func cookieHeader(for url: URL, now: Date = Date()) -> String? {
+        let entries = entries(for: url, now: now)
+        guard !entries.isEmpty else { return nil }
+        var header = ""
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { header += "; " }
+            header += entry.cookie.name
+            header += "="
+            header += entry.cookie.value
+        }
+        return header
+    }
+
+    private func entries(for url: URL, now: Date) -> [Entry] {
         guard let target = CookieRules.Target(url) else { return [] }
         let found = state.withLock { state in
             var found: [Entry] = []
-            for domain in target.candidateDomains {
-                guard let entries = state.domains[domain] else { continue }
+            target.forEachCandidateDomain { domain in
+                guard let entries = state.domains[domain] else { return }
                 for entry in entries.values where !entry.cookie.isExpired(at: now) && entry.cookie.matches(target) {
                     found.append(entry)
                 }
             }
             return found
         }
-        guard found.count > 1 else { return found.map(\.cookie) }
+        guard found.count > 1 else { return found }
         return found.sorted { lhs, rhs in
             let (left, right) = (lhs.cookie.path.utf8.count, rhs.cookie.path.utf8.count)
             if left != right { return left > right }
             if lhs.cookie.createdAt != rhs.cookie.createdAt { return lhs.cookie.createdAt < rhs.cookie.createdAt }
             return lhs.order < rhs.order
-        }.map(\.cookie)
-    }
-
-    /// The `Cookie` header for `url`, or `nil` when no cookie applies.
-    public func cookieHeader(for url: URL, now: Date = Date()) -> String? {
-        let cookies = cookies(for: url, now: now)
-        return cookies.isEmpty ? nil : cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+        }
     }
 
     /// Every cookie that has not expired.

@@ -111,8 +111,14 @@ enum DomainName {
     static func canonical(_ name: String) -> String? {
         var name = name.lowercasedCheaply
         if name.hasSuffix(".") { name.removeLast() }
-        guard !name.isEmpty, !name.hasPrefix("."), !name.hasSuffix("."), !name.contains("..") else { return nil }
+        guard !name.isEmpty, !name.hasPrefix("."), !name.hasSuffix("."), !hasEmptyLabel(name) else { return nil }
         return Punycode.asciiDomain(name) ?? name
+    }
+
+    /// Whether `name` has two dots in a row (compared on the bytes: Foundation's
+    /// `contains("..")` allocates on every call).
+    private static func hasEmptyLabel(_ name: String) -> Bool {
+        zip(name.utf8, name.utf8.dropFirst()).contains { $0 == UInt8(ascii: ".") && $1 == UInt8(ascii: ".") }
     }
 }
 
@@ -121,7 +127,7 @@ enum DomainName {
 enum Punycode {
     /// `domain` with each non-ASCII label encoded, or `nil` when no label needed it.
     static func asciiDomain(_ domain: String) -> String? {
-        guard !domain.allSatisfy(\.isASCII) else { return nil }
+        guard domain.utf8.contains(where: { $0 >= 0x80 }) else { return nil }
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false).map { label -> String in
             // A label is at most 63 bytes; longer is no name (and would only grow the encoder's sums).
             label.allSatisfy(\.isASCII) || label.utf8.count > 63

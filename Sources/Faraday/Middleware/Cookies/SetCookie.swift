@@ -38,11 +38,9 @@ enum SetCookie {
     }
 
     static func parse(_ header: String, from url: URL, now: Date, suffixes: PublicSuffixList) -> Outcome {
-        // Split on the bytes: header syntax is ASCII, and Character-wise splitting is slow.
-        let pieces = header.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false).map(
-            Substring.init
-        )
-        guard let pair = pieces.first, let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else {
+        // Cut on the bytes: header syntax is ASCII, and Character-wise splitting is slow.
+        var pieces = Pieces(header)
+        guard let pair = pieces.next(), let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else {
             return .ignore("no name=value pair")
         }
         let name = String(pair[..<equals].trimmingHTTPWhitespace)
@@ -60,7 +58,7 @@ enum SetCookie {
         let isSecureOrigin = scheme == "https" || scheme == "wss"
 
         var attributes = Attributes()
-        for piece in pieces.dropFirst() { attributes.read(piece, now: now) }
+        while let piece = pieces.next() { attributes.read(piece, now: now) }
 
         var cookie = Cookie(
             name: name,
@@ -139,6 +137,26 @@ enum SetCookie {
             case "samesite": sameSite = Cookie.SameSite(parsing: value)
             default: break
             }
+        }
+    }
+}
+
+extension SetCookie {
+    /// The `;`-separated pieces of a header (empty ones included), found one at a time, so that
+    /// parsing a header makes no array of them.
+    struct Pieces: IteratorProtocol {
+        private let text: Substring
+        private var start: String.Index?
+
+        init(_ header: String) {
+            (text, start) = (Substring(header), header.startIndex)
+        }
+
+        mutating func next() -> Substring? {
+            guard let from = start else { return nil }
+            let end = text.utf8[from...].firstIndex(of: UInt8(ascii: ";"))
+            start = end.map { text.utf8.index(after: $0) }
+            return text[from..<(end ?? text.endIndex)]
         }
     }
 }
