@@ -1,12 +1,23 @@
 // A loop of GETs through one benchmark stack on the TestAdapter, with nothing else in the
-// process, for counting allocations (heaptrack) or instructions (callgrind) per request:
+// process, for counting allocations (heaptrack), instructions (callgrind) or samples (perf
+// record) per request:
 //
-//     AllocProbe [empty|one|sixPassThrough|six|twelve] [count]
+//     AllocProbe [empty|one|sixPassThrough|six|twelve|<one of the six, alone>] [count]
+//
+// `AllocProbe Cookies 100000` runs the Cookies middleware alone (any of the six by the first word
+// of its name: EncodeJSON, DecodeJSON, HTTPLogger, Authorization, Cookies, Instrumentation).
+//
+// The loop runs off the main actor, as a server's request handler does, so that each GET does
+// not pay two hops between the main thread and the cooperative pool.
 import BenchmarkStacks
 import Faraday
 
-let stack = BenchmarkStack(rawValue: CommandLine.arguments.dropFirst().first ?? "six") ?? .six
+let name = CommandLine.arguments.dropFirst().first ?? "six"
+let alone = BenchmarkStack.namedSix.first { $0.name.split(separator: " ").first.map(String.init) == name }
+let handlers = alone.map { [$0.handler] } ?? (BenchmarkStack(rawValue: name) ?? .six).handlers
 let count = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 10000
-let connection = try BenchmarkStack.connection(stack.handlers)
-for _ in 0..<count { _ = try await connection.get("items/1").value }
-print("\(count) GETs through the \(stack.rawValue) stack")
+let connection = try BenchmarkStack.connection(handlers)
+try await Task.detached {
+    for _ in 0..<count { _ = try await connection.get("items/1").value }
+}.value
+print("\(count) GETs through \(alone?.name ?? (BenchmarkStack(rawValue: name) ?? .six).rawValue)")

@@ -13,7 +13,7 @@ public enum BenchmarkStack: String, CaseIterable, Sendable {
     /// The six: EncodeJSON, DecodeJSON, Logger (logging off), Authorization, Cookies,
     /// Instrumentation.
     case six
-    /// The six, then RaiseError, FollowRedirects, Retry, Decompression, ConcurrencyLimit and
+    /// FollowRedirects and Retry, the six, then RaiseError, Decompression, ConcurrencyLimit and
     /// ValidateContentType.
     case twelve
 
@@ -25,9 +25,10 @@ public enum BenchmarkStack: String, CaseIterable, Sendable {
         case .sixPassThrough: Array(repeating: PassThrough.Handler(), count: 6)
         case .six: Self.sixHandlers
         case .twelve:
-            Self.sixHandlers + [
-                RaiseError.Handler(), FollowRedirects.Handler(), Retry.Handler(), Decompression.Handler(),
-                ConcurrencyLimit.Handler(maximum: 1024), ValidateContentType.Handler(),
+            // FollowRedirects and Retry above the six: Cookies must sit below FollowRedirects.
+            [FollowRedirects.Handler(), Retry.Handler()] + Self.sixHandlers + [
+                RaiseError.Handler(), Decompression.Handler(), ConcurrencyLimit.Handler(maximum: 1024),
+                ValidateContentType.Handler(),
             ]
         }
     }

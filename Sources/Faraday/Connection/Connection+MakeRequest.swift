@@ -17,20 +17,22 @@ extension Connection {
         let defaults = defaults.withLock { $0 }
         var request = Request(
             method: method,
-            url: defaults.url ?? URL(filePath: "/"),
+            url: defaults.url ?? Self.placeholderURL,
             headers: defaults.headers.merging(headers),
             body: body,
             options: defaults.options
         )
         request.base = defaults.base
         request.options.credentialOrigins = defaults.credentialOrigins
+        let isHome: Bool
         do {
             let (url, pathQuery) = try URLResolver.resolve(path, against: defaults.base, resolution: resolution)
             request.url = url
             // The connection's credential parameters (`api_key`…) stay on its origins, as its
             // credential headers do.
+            isHome = request.isToCredentialOrigin
             let defaultParams =
-                request.isToCredentialOrigin
+                isHome
                 ? defaults.params
                 : Params(defaults.params.filter { !Redaction.matches($0.name, Redaction.credentialNames) })
             if defaultParams.isEmpty && params.isEmpty {
@@ -42,7 +44,7 @@ extension Connection {
         } catch {
             throw FaradayError.wrapping(error, request: request)
         }
-        request.dropDefaultCredentials(defaults.headers)
+        request.dropDefaultCredentials(defaults.headers, isToCredentialOrigin: isHome)
         return request
     }
 

@@ -147,7 +147,7 @@ extension Connection {
         configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
         guard let parsed = HTTPRequest.Method(method) else {
-            let request = Request(method: .get, url: url ?? URL(filePath: "/"))
+            let request = Request(method: .get, url: url ?? Self.placeholderURL)
             return Response(
                 request: request,
                 failure: FaradayError(.invalidMethod, "\(method.debugDescription) is not a valid HTTP method token.")

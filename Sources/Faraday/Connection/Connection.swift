@@ -18,6 +18,9 @@ import HTTPTypes
 ///
 /// A connection is safe to share between tasks and threads.
 public final class Connection: Sendable {
+    /// The URL of a request before it is built (a URL costs a parse to make).
+    static let placeholderURL = URL(filePath: "/")
+
     /// The `User-Agent` sent when neither the connection nor the request sets one.
     public static let defaultUserAgent = "Faraday/\(faradayVersion)"
 
@@ -253,7 +256,7 @@ public final class Connection: Sendable {
         streaming: Streaming? = nil,
         configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
-        var request = Request(method: method, url: URL(filePath: "/"))
+        var request = Request(method: method, url: Self.placeholderURL)  // replaced when the request is built
         do {
             request = try makeRequest(
                 method: method,

@@ -16,8 +16,8 @@ extension Request {
 
     /// Removes the credential headers (those ``Redaction/credentialHeaders`` names) that still
     /// hold the value `defaults` gave them, when the request leaves its credential origins.
-    mutating func dropDefaultCredentials(_ defaults: HTTPFields) {
-        guard !isToCredentialOrigin else { return }
+    mutating func dropDefaultCredentials(_ defaults: HTTPFields, isToCredentialOrigin: Bool? = nil) {
+        guard !(isToCredentialOrigin ?? self.isToCredentialOrigin) else { return }
         for field in defaults where headers[field.name] == field.value {
             if Redaction.matches(field.name.rawName, Redaction.credentialHeaders) { headers[field.name] = nil }
         }
@@ -42,17 +42,35 @@ package struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// `https://api.example.com:443`: the origin alone, no user info, path or query.
     package var description: String { "\(scheme)://\(host):\(port)" }
 
-    /// Whether `text` is this origin's ``description``, compared without making one.
+    /// Whether `text` is this origin's ``description``, compared on the bytes without making one.
     func isWritten(as text: String) -> Bool {
-        var rest = text.utf8[...]
-        func take(_ part: String) -> Bool {
-            guard rest.starts(with: part.utf8) else { return false }
-            rest = rest.dropFirst(part.utf8.count)
-            return true
+        var (text, scheme, host) = (text, scheme, host)
+        return text.withUTF8 { text in
+            scheme.withUTF8 { scheme in
+                host.withUTF8 { host in
+                    var rest = text[...]
+                    func take(_ part: UnsafeBufferPointer<UInt8>) -> Bool {
+                        guard rest.starts(with: part) else { return false }
+                        rest = rest.dropFirst(part.count)
+                        return true
+                    }
+                    func take(_ byte: UInt8) -> Bool {
+                        guard rest.first == byte else { return false }
+                        rest = rest.dropFirst()
+                        return true
+                    }
+                    let slash = UInt8(ascii: "/")
+                    guard take(scheme), take(UInt8(ascii: ":")), take(slash), take(slash), take(host),
+                        take(UInt8(ascii: ":")), !rest.isEmpty, rest.count <= 5
+                    else { return false }
+                    var port = 0
+                    for byte in rest {
+                        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return false }
+                        port = port * 10 + Int(byte - UInt8(ascii: "0"))
+                    }
+                    return port == self.port
+                }
+            }
         }
-        guard take(scheme), take("://"), take(host), take(":"), !rest.isEmpty,
-            rest.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
-        else { return false }
-        return Int(Substring(rest)) == port
     }
 }

@@ -49,15 +49,26 @@ extension HTTPFields {
 
     /// The media type of `Content-Type`, lowercased, without parameters (`application/json`).
     public var contentType: String? {
-        guard let value = self[.contentType] else { return nil }
+        guard let value = singleValue(.contentType) else { return nil }
         let type = value[..<(value.utf8.firstIndex(of: UInt8(ascii: ";")) ?? value.endIndex)].trimmingHTTPWhitespace
         guard !type.isEmpty else { return nil }
         return type.lowercasedASCII
     }
 
+    /// The value of a field that normally comes once, as `self[name]` reads it (several fields
+    /// joined with `, `), without joining when there is one, the usual case.
+    func singleValue(_ name: HTTPField.Name) -> String? {
+        var found: String?
+        for field in self where field.name == name {
+            guard found == nil else { return self[name] }
+            found = field.value
+        }
+        return found
+    }
+
     /// The parameters of `Content-Type` (`charset`, `boundary`…), keys lowercased, quotes removed.
     public var contentTypeParameters: [String: String] {
-        guard let value = self[.contentType] else { return [:] }
+        guard let value = singleValue(.contentType) else { return [:] }
         var parameters: [String: String] = [:]
         for piece in value.utf8.split(separator: UInt8(ascii: ";")).dropFirst().map(Substring.init) {
             guard let equals = piece.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }

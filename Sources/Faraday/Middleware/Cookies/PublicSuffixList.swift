@@ -109,10 +109,30 @@ public struct PublicSuffixList: Sendable {
 enum DomainName {
     /// The canonical form of `name`, or `nil` when it is empty or has an empty label.
     static func canonical(_ name: String) -> String? {
+        if isCanonical(name) { return name }  // nearly every host: one pass over the bytes
         var name = name.lowercasedCheaply
         if name.hasSuffix(".") { name.removeLast() }
         guard !name.isEmpty, !name.hasPrefix("."), !name.hasSuffix("."), !hasEmptyLabel(name) else { return nil }
         return Punycode.asciiDomain(name) ?? name
+    }
+
+    /// Whether `name` is in canonical form already: lowercase ASCII letters, digits, `-`, `_`
+    /// and single dots between labels.
+    private static func isCanonical(_ name: String) -> Bool {
+        var previous = UInt8(ascii: ".")  // so that a leading dot fails
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"):
+                break
+            case UInt8(ascii: ".") where previous != UInt8(ascii: "."):
+                break
+            default:
+                return false
+            }
+            previous = byte
+        }
+        return previous != UInt8(ascii: ".")  // empty, or a trailing dot
     }
 
     /// Whether `name` has two dots in a row (compared on the bytes: Foundation's
