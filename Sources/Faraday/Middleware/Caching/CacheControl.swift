@@ -1,0 +1,95 @@
+import Foundation
+import HTTPTypes
+
+/// The directives of the `Cache-Control` fields of a request or a response (RFC 9111 §5.2),
+/// with `Pragma: no-cache` read as `no-cache` on a request that has no `Cache-Control`.
+///
+/// Names are case-insensitive; a directive given twice keeps its first value; a value may be a
+/// token or a quoted string; a delta-seconds value that is not a number is ignored, as if the
+/// directive were absent, except where the RFC says to treat it as stale (`max-age`).
+struct CacheControl: Sendable, Equatable {
+    private var directives: [String: String] = [:]
+
+    init(_ headers: HTTPFields, isRequest: Bool = false) {
+        for value in headers[values: .cacheControl] { read(value) }
+        if isRequest, directives.isEmpty,
+            headers[values: Self.pragma].contains(where: {
+                $0.trimmingHTTPWhitespace.equalsIgnoringASCIICase("no-cache")
+            })
+        {
+            directives["no-cache"] = ""
+        }
+    }
+
+    private static let pragma = HTTPField.Name("Pragma")!  // a constant, valid name
+
+    private mutating func read(_ value: String) {
+        var rest = Substring(value)
+        while !rest.isEmpty {
+            // A directive: a token, then an optional `=token` or `="quoted string"`.
+            let nameEnd = rest.firstIndex { $0 == "=" || $0 == "," } ?? rest.endIndex
+            let name = rest[..<nameEnd].trimmingHTTPWhitespace.lowercasedASCII
+            rest = rest[nameEnd...]
+            var argument = ""
+            if rest.first == "=" {
+                rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
+                if rest.first == "\"" {
+                    rest = rest.dropFirst()
+                    var escaped = false
+                    var text = ""
+                    while let character = rest.first {
+                        rest = rest.dropFirst()
+                        if escaped {
+                            text.append(character)
+                            escaped = false
+                        } else if character == "\\" {
+                            escaped = true
+                        } else if character == "\"" {
+                            break
+                        } else {
+                            text.append(character)
+                        }
+                    }
+                    argument = text
+                    rest = rest.drop { $0 != "," }
+                } else {
+                    let end = rest.firstIndex(of: ",") ?? rest.endIndex
+                    argument = String(rest[..<end].trimmingHTTPWhitespace)
+                    rest = rest[end...]
+                }
+            }
+            rest = rest.drop { $0 == "," || $0 == " " || $0 == "\t" }
+            if !name.isEmpty, directives[name] == nil { directives[name] = argument }
+        }
+    }
+
+    /// Whether the directive is present, with or without an argument.
+    func has(_ name: String) -> Bool { directives[name] != nil }
+
+    /// The directive's argument as delta-seconds, or `nil` when absent or not a number. A value
+    /// past `Int32.max` counts as `Int32.max` seconds (RFC 9111 §1.2.2).
+    func seconds(_ name: String) -> Int? {
+        guard let argument = directives[name], !argument.isEmpty,
+            argument.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        return Int(argument.prefix(10)).map { min($0, Int(Int32.max)) } ?? Int(Int32.max)
+    }
+
+    var noStore: Bool { has("no-store") }
+    var noCache: Bool { has("no-cache") }
+    var isPublic: Bool { has("public") }
+    var mustRevalidate: Bool { has("must-revalidate") || has("proxy-revalidate") }
+    var maxAge: Int? { seconds("max-age") }
+    /// A `max-age` whose argument is not a number: the response is stale (RFC 9111 §4.2.1).
+    var hasInvalidMaxAge: Bool { has("max-age") && maxAge == nil }
+    var onlyIfCached: Bool { has("only-if-cached") }
+    var minFresh: Int? { seconds("min-fresh") }
+    var staleWhileRevalidate: Int? { seconds("stale-while-revalidate") }
+    var staleIfError: Int? { seconds("stale-if-error") }
+
+    /// `max-stale` on a request: `nil` when absent, `Int.max` without an argument (any staleness).
+    var maxStale: Int? {
+        guard let argument = directives["max-stale"] else { return nil }
+        return argument.isEmpty ? Int.max : seconds("max-stale")
+    }
+}

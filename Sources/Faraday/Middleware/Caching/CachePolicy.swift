@@ -1,0 +1,197 @@
+import Foundation
+import HTTPTypes
+
+/// The rules of a private cache (RFC 9111, and RFC 5861 for the `stale-*` extensions): what may
+/// be stored, how old an entry is, how long it stays fresh, and whether a request may use it.
+struct CachePolicy: Sendable {
+    /// The share of `Date − Last-Modified` an entry without explicit freshness stays fresh
+    /// (RFC 9111 §4.2.2 suggests 10 %).
+    var heuristicFraction: Double
+    /// The longest heuristic freshness.
+    var maximumHeuristicLifetime: TimeInterval
+
+    /// Statuses whose responses may be stored without explicit freshness (RFC 9110 §15.1).
+    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    // MARK: Storing (RFC 9111 §3)
+
+    /// Why a response may not be stored, or `nil` when it may.
+    /// `request` is the request as it was sent (with what layers below the cache added, such as
+    /// `Authorization`).
+    func refusal(request: Request, requestControl: CacheControl, response: ResponseData, now: Date) -> String? {
+        let control = CacheControl(response.headers)
+        let code = response.status.code
+        if request.method != .get { return "only GET responses are stored" }
+        if requestControl.noStore || control.noStore { return "no-store" }
+        if code == 206 || code == 304 || code < 200 { return "a partial or interim response" }
+        if response.headers[values: .vary].contains(where: {
+            $0.split(separator: ",").contains { $0.trimmingHTTPWhitespace == "*" }
+        }) {
+            return "Vary: *"
+        }
+        // §3.5: a response to a request with credentials is stored only when it says it may be.
+        if request.headers[.authorization] != nil, !control.isPublic, !control.mustRevalidate,
+            control.seconds("s-maxage") == nil
+        {
+            return "the request carries Authorization and the response is not public"
+        }
+        let hasExplicitFreshness =
+            control.maxAge != nil || response.headers[.expires] != nil || control.isPublic
+            || control.has("private")
+        let hasValidator = response.headers[.eTag] != nil || response.headers[.lastModified] != nil
+        guard hasExplicitFreshness || Self.heuristicallyCacheable.contains(code) else {
+            return "status \(code) without explicit freshness"
+        }
+        // Storing what can neither be served fresh nor revalidated would only take room.
+        if !hasValidator, freshnessLifetime(status: code, headers: response.headers, responseDate: now) <= 0,
+            !control.has("stale-while-revalidate"), !control.has("stale-if-error")
+        {
+            return "neither fresh nor revalidatable"
+        }
+        return nil
+    }
+
+    /// The request headers a response's `Vary` names, with the request's values.
+    static func varyingHeaders(of request: Request, response: HTTPFields) -> [String: String?] {
+        var varying: [String: String?] = [:]
+        for value in response[values: .vary] {
+            for name in value.split(separator: ",") {
+                let name = name.trimmingHTTPWhitespace.lowercasedASCII
+                guard !name.isEmpty, let fieldName = HTTPField.Name(name) else { continue }
+                varying[name] = normalized(request.headers[values: fieldName])
+            }
+        }
+        return varying
+    }
+
+    /// Whether `entry` was stored for a request with the same values of its `Vary` headers
+    /// (RFC 9111 §4.1: compared after joining the fields and collapsing whitespace).
+    static func matches(_ entry: CacheEntry, _ request: Request) -> Bool {
+        entry.varyingRequestHeaders.allSatisfy { name, value in
+            guard let fieldName = HTTPField.Name(name) else { return false }
+            return normalized(request.headers[values: fieldName]) == value
+        }
+    }
+
+    private static func normalized(_ values: [String]) -> String? {
+        guard !values.isEmpty else { return nil }
+        return values.map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") }
+            .joined(separator: ", ")
+    }
+
+    // MARK: Age and freshness (RFC 9111 §4.2)
+
+    /// How long the response stays fresh from its `Date`: `max-age`, else `Expires − Date`,
+    /// else the heuristic share of `Date − Last-Modified` for statuses that allow it.
+    func freshnessLifetime(status: Int, headers: HTTPFields, responseDate: Date) -> TimeInterval {
+        let control = CacheControl(headers)
+        if control.hasInvalidMaxAge { return 0 }
+        if let maxAge = control.maxAge { return TimeInterval(maxAge) }
+        let date = headers[.date].flatMap { HTTPDate.parse($0) } ?? responseDate
+        if let expires = headers[.expires] {
+            // An invalid Expires (`0`, `-1`) means already expired.
+            guard let expiry = HTTPDate.parse(expires) else { return 0 }
+            return expiry.timeIntervalSince(date)
+        }
+        guard Self.heuristicallyCacheable.contains(status) || control.isPublic,
+            let lastModified = headers[.lastModified].flatMap({ HTTPDate.parse($0) }), lastModified < date
+        else { return 0 }
+        return min(date.timeIntervalSince(lastModified) * heuristicFraction, maximumHeuristicLifetime)
+    }
+
+    /// The entry's current age (`current_age` of RFC 9111 §4.2.3).
+    static func age(of entry: CacheEntry, now: Date) -> TimeInterval {
+        let date = entry.headers[.date].flatMap { HTTPDate.parse($0) } ?? entry.responseDate
+        let apparentAge = max(0, entry.responseDate.timeIntervalSince(date))
+        let ageValue = entry.headers[.age].flatMap { TimeInterval($0.trimmingHTTPWhitespace) }.map { max(0, $0) } ?? 0
+        let correctedAgeValue = ageValue + max(0, entry.responseDate.timeIntervalSince(entry.requestDate))
+        return max(apparentAge, correctedAgeValue) + max(0, now.timeIntervalSince(entry.responseDate))
+    }
+
+    // MARK: Using an entry (RFC 9111 §4, RFC 5861)
+
+    /// What a request may do with a stored entry.
+    enum Use: Equatable {
+        /// Serve it as it is.
+        case fresh
+        /// Serve it although stale (the request's `max-stale` allows it).
+        case staleAllowed
+        /// Serve it and revalidate in the background (`stale-while-revalidate`).
+        case staleWhileRevalidate
+        /// Ask the server first (a conditional request when the entry has a validator).
+        case validate
+    }
+
+    func use(of entry: CacheEntry, requestControl: CacheControl, now: Date) -> Use {
+        let control = CacheControl(entry.headers)
+        if requestControl.noCache || control.noCache { return .validate }
+        let age = Self.age(of: entry, now: now)
+        let lifetime = freshnessLifetime(
+            status: entry.status.code,
+            headers: entry.headers,
+            responseDate: entry.responseDate
+        )
+        // `max-age=0` asks for a response from the server, whatever the entry's age (as browsers
+        // and OkHttp read it).
+        if let maxAge = requestControl.maxAge, maxAge == 0 || age > TimeInterval(maxAge) { return .validate }
+        if requestControl.hasInvalidMaxAge { return .validate }
+        let freshFor = lifetime - age
+        if let minFresh = requestControl.minFresh { guard freshFor >= TimeInterval(minFresh) else { return .validate } }
+        if freshFor > 0 { return .fresh }
+        if control.mustRevalidate { return .validate }  // §4.2.4: never served stale
+        let staleness = -freshFor
+        if let maxStale = requestControl.maxStale, maxStale == Int.max || staleness <= TimeInterval(maxStale) {
+            return .staleAllowed
+        }
+        if let window = control.staleWhileRevalidate, staleness <= TimeInterval(window) { return .staleWhileRevalidate }
+        return .validate
+    }
+
+    /// Whether a stale entry may answer in place of an error (`stale-if-error` of the response or
+    /// the request, RFC 5861 §4).
+    func mayServeOnError(_ entry: CacheEntry, requestControl: CacheControl, now: Date) -> Bool {
+        let control = CacheControl(entry.headers)
+        guard !control.mustRevalidate else { return false }
+        guard let window = requestControl.staleIfError ?? control.staleIfError else { return false }
+        let lifetime = freshnessLifetime(
+            status: entry.status.code,
+            headers: entry.headers,
+            responseDate: entry.responseDate
+        )
+        return Self.age(of: entry, now: now) - lifetime <= TimeInterval(window)
+    }
+
+    // MARK: Validation (RFC 9111 §4.3)
+
+    /// The conditional request for `entry`: `If-None-Match` with its `ETag`, `If-Modified-Since`
+    /// with its `Last-Modified`. `nil` when the entry has no validator.
+    static func conditional(_ request: Request, for entry: CacheEntry) -> Request? {
+        let etag = entry.headers[.eTag]
+        let lastModified = entry.headers[.lastModified]
+        guard etag != nil || lastModified != nil else { return nil }
+        var request = request
+        if let etag { request.headers[.ifNoneMatch] = etag }
+        if let lastModified { request.headers[.ifModifiedSince] = lastModified }
+        return request
+    }
+
+    /// Fields a 304 does not replace in the stored response (RFC 9111 §3.2).
+    private static let keptOnUpdate: Set<String> = [
+        "content-length", "content-encoding", "transfer-encoding", "content-range",
+    ]
+
+    /// The entry after a 304: its headers replaced by the 304's fields of the same names.
+    static func updated(
+        _ entry: CacheEntry,
+        with notModified: HTTPFields,
+        requestDate: Date,
+        responseDate: Date
+    ) -> CacheEntry {
+        var entry = entry
+        let names = Set(notModified.map(\.name)).filter { !keptOnUpdate.contains($0.canonicalName) }
+        for name in names { entry.headers[values: name] = notModified[values: name] }
+        entry.requestDate = requestDate
+        entry.responseDate = responseDate
+        return entry
+    }
+}

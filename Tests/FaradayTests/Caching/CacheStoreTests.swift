@@ -1,0 +1,155 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import Faraday
+
+@Suite(.timeLimit(.minutes(1))) struct CacheStoreTests {
+    static func entry(_ path: String, body: Int = 10, accept: String? = nil, at seconds: TimeInterval = 0) -> CacheEntry
+    {
+        var headers = HTTPFields()
+        headers[.cacheControl] = "max-age=60"
+        headers[.eTag] = "\"\(path)\""
+        return CacheEntry(
+            url: URL(string: "https://api.example.com\(path)")!,
+            varyingRequestHeaders: accept.map { ["accept": $0] } ?? [:],
+            status: .ok,
+            headers: headers,
+            body: Data(repeating: UInt8(ascii: "x"), count: body),
+            requestDate: Date(timeIntervalSince1970: seconds),
+            responseDate: Date(timeIntervalSince1970: seconds + 1)
+        )
+    }
+
+    private func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appending(
+            path: "faraday-cache-\(UUID().uuidString)",
+            directoryHint: .isDirectory
+        )
+    }
+
+    @Test func theMemoryStoreEvictsTheLeastRecentlyUsedByBytes() {
+        // Each entry takes 795 bytes as the store counts them (500 of body): eight fit, not nine.
+        let store = MemoryCacheStore(capacity: 6_400)
+        for name in ["a", "b", "c"] { store.store(Self.entry("/\(name)", body: 500), for: name) }
+        _ = store.entries(for: "a")  // a is now more recent than b
+        for name in ["d", "e", "f", "g", "h", "i"] { store.store(Self.entry("/\(name)", body: 500), for: name) }
+        #expect(store.size <= store.capacity)
+        #expect(store.entries(for: "b").isEmpty)
+        #expect(!store.entries(for: "a").isEmpty && !store.entries(for: "i").isEmpty)
+        #expect(store.size == 8 * 795)
+        store.store(Self.entry("/huge", body: 2_000), for: "huge")  // over an eighth: not kept
+        #expect(store.entries(for: "huge").isEmpty)
+    }
+
+    @Test(arguments: [false, true])
+    func bothStoresKeepOneEntryPerVariant(onDisk: Bool) throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store: any CacheStore = onDisk ? DiskCacheStore(directory: directory) : MemoryCacheStore()
+        store.store(Self.entry("/x", accept: "text/csv", at: 0), for: "x")
+        store.store(Self.entry("/x", accept: "application/json", at: 10), for: "x")
+        store.store(Self.entry("/x", body: 3, accept: "text/csv", at: 20), for: "x")
+        let entries = store.entries(for: "x")
+        #expect(entries.count == 2)
+        #expect(entries.first?.varyingRequestHeaders == ["accept": "text/csv"] && entries.first?.body.count == 3)
+        store.removeEntries(for: "x")
+        #expect(store.entries(for: "x").isEmpty)
+        store.store(Self.entry("/y"), for: "y")
+        store.removeAll()
+        #expect(store.entries(for: "y").isEmpty)
+    }
+
+    @Test func theDiskStoreRoundTripsEveryField() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var entry = Self.entry("/x?q=1", accept: "a, b")
+        entry.headers.append(HTTPField(name: .setCookie, value: "a=1"))
+        entry.headers.append(HTTPField(name: .setCookie, value: "b=2"))
+        entry.status = HTTPResponse.Status(code: 203, reasonPhrase: "Non-Authoritative")
+        entry.varyingRequestHeaders["authorization"] = .some(nil)
+        entry.body = Data((0...255).map(UInt8.init))  // binary, newlines included
+        DiskCacheStore(directory: directory).store(entry, for: "k")
+        // Another store on the same directory (another connection, another process) reads it.
+        #expect(DiskCacheStore(directory: directory).entries(for: "k") == [entry])
+    }
+
+    @Test func corruptTruncatedAndForeignFilesAreRemovedAndIgnored() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskCacheStore(directory: directory)
+        store.store(Self.entry("/x", body: 100), for: "x")
+        let folder = directory.appending(path: DiskCacheStore.hash("x"))
+        let file = try #require(
+            try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).first
+        )
+        let whole = try Data(contentsOf: file)
+        let bad: [Data] = [
+            whole.dropLast(10), Data("garbage".utf8), Data(), whole + Data("more".utf8),
+            Data("faraday-cache 2\n".utf8) + whole.dropFirst(16),
+        ]
+        for data in bad {
+            try data.write(to: file)
+            try Data("foreign".utf8).write(to: folder.appending(path: "notes.txt"))
+            #expect(store.entries(for: "x").isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        }
+        // A file written for another key under a colliding name is not served for this one.
+        try DiskCacheStore.encode(Self.entry("/other"), key: "other")!.write(to: file)
+        #expect(store.entries(for: "x").isEmpty)
+        // Files outside the store's layout are left alone by removeAll.
+        let mine = directory.appending(path: "README")
+        try Data("keep".utf8).write(to: mine)
+        store.removeAll()
+        #expect(FileManager.default.fileExists(atPath: mine.path))
+    }
+
+    @Test func theDiskStoreStaysWithinItsCapacityDroppingTheLeastRecentlyUsed() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskCacheStore(directory: directory, capacity: 64 * 1024)
+        for index in 0..<40 { store.store(Self.entry("/\(index)", body: 4_000), for: "\(index)") }
+        let files = try FileManager.default.subpathsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".entry")
+        }
+        let size = try files.reduce(0) { total, path in
+            total
+                + (try FileManager.default.attributesOfItem(atPath: directory.appending(path: path).path)[.size] as? Int
+                    ?? 0)
+        }
+        #expect(size <= 64 * 1024 && files.count >= 10)
+        #expect(!store.entries(for: "39").isEmpty)
+        #expect(store.entries(for: "0").isEmpty)
+    }
+
+    @Test func anUnwritableDirectoryStoresNothingAndFailsNothing() {
+        let store = DiskCacheStore(directory: URL(filePath: "/proc/faraday-cache-cannot-exist"))
+        store.store(Self.entry("/x"), for: "x")
+        #expect(store.entries(for: "x").isEmpty)
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct CacheControlTests {
+    @Test(
+        arguments: [
+            ("max-age=60", "max-age", 60), ("MAX-AGE=60", "max-age", 60), ("max-age=\"60\"", "max-age", 60),
+            ("no-cache, max-age=5", "max-age", 5), ("max-age=5, max-age=10", "max-age", 5),
+            ("private=\"Set-Cookie, X-A\", max-age=7", "max-age", 7),
+            ("max-age=99999999999", "max-age", Int(Int32.max)),
+            ("max-age=-1", "max-age", nil), ("max-age=", "max-age", nil), ("max-age=1.5", "max-age", nil),
+            ("  max-age = 3 ", "max-age", 3), ("stale-while-revalidate=30", "stale-while-revalidate", 30),
+        ] as [(String, String, Int?)]
+    )
+    func directivesAreReadAsRFC9111Says(_ value: String, _ name: String, _ seconds: Int?) {
+        #expect(CacheControl([.cacheControl: value]).seconds(name) == seconds)
+    }
+
+    @Test func flagsAndPragma() {
+        let control = CacheControl([.cacheControl: "No-Store, must-revalidate, private=\"a,b\", public"])
+        #expect(control.noStore && control.mustRevalidate && control.isPublic && control.has("private"))
+        #expect(CacheControl([HTTPField.Name("Pragma")!: "no-cache"], isRequest: true).noCache)
+        #expect(!CacheControl([HTTPField.Name("Pragma")!: "no-cache"]).noCache)
+        #expect(CacheControl([.cacheControl: "max-stale"]).maxStale == Int.max)
+        #expect(CacheControl([.cacheControl: "max-stale=5"]).maxStale == 5)
+    }
+}
