@@ -13,7 +13,10 @@ import NIOHTTP1
 /// - `/challenge/negotiate`: 401 with `WWW-Authenticate: Negotiate`.
 /// - `/challenge/proxy`: 407 with `Proxy-Authenticate: Basic realm="proxy"`.
 /// - `/cached?key=K`: a body that counts the requests with key K, with `Cache-Control: public,
-///   max-age=600`, an `ETag` and a `Last-Modified` date (a client cache would answer the second).
+///   max-age=600` (or `max-age=N` from the query), `ETag: "v1"`, a `Last-Modified` date and a
+///   `Date`; `304 Not Modified` to `If-None-Match: "v1"` or to the same `If-Modified-Since`;
+///   with `vary=NAME`, `Vary: NAME` and the request's value of NAME in the body; with `etag=no`,
+///   no `ETag`.
 /// - `/cookies/set`: five `Set-Cookie` fields: `fixdate`, `rfc850`, `asctime` and `dashed` live
 ///   until 2065 (one date format each), and `gone` is deleted (`Expires` in 1970, `Max-Age=0`).
 package enum ServerLikeRoutes {
@@ -66,16 +69,41 @@ package enum ServerLikeRoutes {
         "gone=; Path=/; Expires=Thu, 01-Jan-1970 00:00:00 GMT; Max-Age=0",
     ]
 
+    /// `date` as an IMF-fixdate, as servers write `Date`.
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+
     static func cached(_ request: ServerRequest, _ writer: ResponseWriter) async throws {
-        let count = writer.counters.flaky("cached-" + (request.query["key"] ?? ""), body: "").count
-        try await writer.respond(
-            200,
-            headers: [
-                ("cache-control", "public, max-age=600"), ("etag", #""v1""#),
-                ("last-modified", "Wed, 21 Oct 2015 07:28:00 GMT"),
-            ],
-            text: "request \(count)"
-        )
+        let headers = request.head.headers
+        let lastModified = "Wed, 21 Oct 2015 07:28:00 GMT"
+        // As nginx answers a static file: 304 to a matching If-None-Match (or, without one, a
+        // matching If-Modified-Since), with the validators and caching fields again.
+        let isNotModified =
+            headers.first(name: "if-none-match") == nil
+            ? headers.first(name: "if-modified-since") == lastModified
+            : headers.first(name: "if-none-match") == #""v1""#
+        let key = "cached-" + (request.query["key"] ?? "")
+        let count = writer.counters.flaky(key, body: isNotModified ? "304" : "200").count
+        var fields = [
+            ("cache-control", "public, max-age=\(request.query["max-age"] ?? "600")"),
+            ("last-modified", lastModified), ("date", httpDate(Date())),
+        ]
+        if request.query["etag"] != "no" { fields.append(("etag", #""v1""#)) }
+        var text = "request \(count)"
+        if let vary = request.query["vary"] {
+            fields.append(("vary", vary))
+            text += " for \(headers.first(name: vary) ?? "-")"
+        }
+        if isNotModified {
+            try await writer.head(304, headers: fields, contentLength: 0)
+        } else {
+            try await writer.respond(200, headers: fields, text: text)
+        }
     }
 
     static func cookies(_ writer: ResponseWriter) async throws {

@@ -41,6 +41,11 @@ public final class TestServer: Sendable {
     /// How many connections have ended, closed by either side.
     public var connectionsClosed: Int { counters.connectionsClosed.load(ordering: .relaxed) }
 
+    /// What `/cached?key=K` answered so far, in order: `"200"` or `"304"` for each request.
+    public func cachedAnswers(key: String) -> [String] {
+        counters.flakyBodies.withLockedValue { $0["cached-" + key] ?? [] }
+    }
+
     /// Starts a server; with `tls`, it speaks HTTPS with those certificates. With
     /// `clientAuthentication` it refuses TLS clients without a certificate issued by their CA;
     /// `maximumTLSVersion` caps the protocol version it speaks.

@@ -1,0 +1,76 @@
+import Faraday
+import FaradayTestSupport
+import Foundation
+import Testing
+
+extension AdapterConformance {
+    /// `HTTPCache` over each adapter against the in-process server, which answers `/cached` as
+    /// nginx answers a static file (validators, `Date`, 304 to a matching conditional request).
+    @Suite(.timeLimit(.minutes(1))) struct CachingTests {
+        @Test(arguments: AdapterKind.allCases)
+        func aFreshResponseIsServedWithoutAskingTheServer(_ kind: AdapterKind) async throws {
+            try await withConnection(kind, handlers: [HTTPCache.Handler()]) { connection, server in
+                let key = UUID().uuidString
+                let first = try await connection.get("cached?key=\(key)").value
+                let second = try await connection.get("cached?key=\(key)").value
+                #expect(first.cacheStatus == .miss && second.cacheStatus == .hit)
+                #expect(second.response?.text == "request 1" && second.responseHeaders[.eTag] == #""v1""#)
+                #expect(server.cachedAnswers(key: key) == ["200"])
+            }
+        }
+
+        @Test(arguments: AdapterKind.allCases, [true, false])
+        func aStaleResponseIsRevalidatedAndTheServerSeesAConditionalRequest(
+            _ kind: AdapterKind,
+            _ withETag: Bool
+        ) async throws {
+            try await withConnection(kind, handlers: [HTTPCache.Handler()]) { connection, server in
+                let key = UUID().uuidString
+                let path = "cached?key=\(key)&max-age=0" + (withETag ? "" : "&etag=no")
+                _ = try await connection.get(path).value
+                let second = try await connection.get(path).value
+                #expect(second.cacheStatus == .revalidated && second.status == .ok)
+                #expect(second.response?.text == "request 1")
+                #expect(server.cachedAnswers(key: key) == ["200", "304"])
+            }
+        }
+
+        @Test(arguments: AdapterKind.allCases)
+        func varyByAcceptKeepsAVariantPerValue(_ kind: AdapterKind) async throws {
+            try await withConnection(kind, handlers: [HTTPCache.Handler()]) { connection, server in
+                let key = UUID().uuidString
+                var answers: [String] = []
+                for accept in ["text/csv", "application/json", "text/csv", "application/json"] {
+                    let env = try await connection.get("cached?key=\(key)&vary=accept", headers: [.accept: accept])
+                        .value
+                    answers.append(env.response?.text ?? "")
+                }
+                #expect(
+                    answers == [
+                        "request 1 for text/csv", "request 2 for application/json",
+                        "request 1 for text/csv", "request 2 for application/json",
+                    ]
+                )
+                #expect(server.cachedAnswers(key: key).count == 2)
+            }
+        }
+
+        @Test(arguments: AdapterKind.allCases)
+        func aDiskStoreServesAnotherConnectionOfTheSameDirectory(_ kind: AdapterKind) async throws {
+            let directory = FileManager.default.temporaryDirectory.appending(path: "faraday-cache-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let key = UUID().uuidString
+            try await withConnection(kind, handlers: [HTTPCache.Handler(store: DiskCacheStore(directory: directory))]) {
+                connection,
+                server in
+                _ = try await connection.get("cached?key=\(key)").value
+                let other = try Connection(url: server.baseURL.absoluteString) { builder in
+                    builder.use(HTTPCache.Handler(store: DiskCacheStore(directory: directory)))
+                    builder.adapter = TestAdapter()  // a request reaching it would fail: no stub
+                }
+                let env = try await other.get("cached?key=\(key)").value
+                #expect(env.cacheStatus == .hit && env.response?.text == "request 1")
+            }
+        }
+    }
+}
