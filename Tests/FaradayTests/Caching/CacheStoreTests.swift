@@ -15,7 +15,7 @@ import Testing
             varyingRequestHeaders: accept.map { ["accept": $0] } ?? [:],
             status: .ok,
             headers: headers,
-            body: Data(repeating: UInt8(ascii: "x"), count: body),
+            body: .data(Data(repeating: UInt8(ascii: "x"), count: body)),
             requestDate: Date(timeIntervalSince1970: seconds),
             responseDate: Date(timeIntervalSince1970: seconds + 1)
         )
@@ -68,10 +68,14 @@ import Testing
         entry.headers.append(HTTPField(name: .setCookie, value: "b=2"))
         entry.status = HTTPResponse.Status(code: 203, reasonPhrase: "Non-Authoritative")
         entry.varyingRequestHeaders["authorization"] = .some(nil)
-        entry.body = Data((0...255).map(UInt8.init))  // binary, newlines included
+        entry.body = .data(Data((0...255).map(UInt8.init)))  // binary, newlines included
         DiskCacheStore(directory: directory).store(entry, for: "k")
         // Another store on the same directory (another connection, another process) reads it.
-        #expect(DiskCacheStore(directory: directory).entries(for: "k") == [entry])
+        let read = try #require(DiskCacheStore(directory: directory).entries(for: "k").first)
+        #expect(read.body.bytes() == entry.body.bytes())
+        var same = read
+        same.body = entry.body
+        #expect(same == entry)
     }
 
     @Test func corruptTruncatedAndForeignFilesAreRemovedAndIgnored() throws {
@@ -79,14 +83,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = DiskCacheStore(directory: directory)
         store.store(Self.entry("/x", body: 100), for: "x")
-        let folder = directory.appending(path: DiskCacheStore.hash("x"))
+        let folder = store.root.appending(path: DiskCacheStore.hash("x"))
         let file = try #require(
             try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).first
         )
         let whole = try Data(contentsOf: file)
         let bad: [Data] = [
             whole.dropLast(10), Data("garbage".utf8), Data(), whole + Data("more".utf8),
-            Data("faraday-cache 2\n".utf8) + whole.dropFirst(16),
+            Data("faraday-cache 2\n".utf8) + whole.dropFirst(16), whole.prefix(40),
         ]
         for data in bad {
             try data.write(to: file)
@@ -95,13 +99,72 @@ import Testing
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
         }
         // A file written for another key under a colliding name is not served for this one.
-        try DiskCacheStore.encode(Self.entry("/other"), key: "other")!.write(to: file)
+        DiskCacheStore(directory: directory).store(Self.entry("/other"), for: "other")
+        let other = store.root.appending(path: DiskCacheStore.hash("other"))
+        let otherFile = try #require(
+            try FileManager.default.contentsOfDirectory(at: other, includingPropertiesForKeys: nil).first
+        )
+        try FileManager.default.copyItem(at: otherFile, to: file)
         #expect(store.entries(for: "x").isEmpty)
-        // Files outside the store's layout are left alone by removeAll.
-        let mine = directory.appending(path: "README")
-        try Data("keep".utf8).write(to: mine)
+        // Nothing outside the store's folder is touched, even a name that looks like its own.
+        let mine = directory.appending(path: "0123456789abcdef")
+        try FileManager.default.createDirectory(at: mine, withIntermediateDirectories: true)
         store.removeAll()
         #expect(FileManager.default.fileExists(atPath: mine.path))
+        #expect(store.entries(for: "other").isEmpty)
+    }
+
+    @Test func aLargeBodyIsWrittenAsItArrivesAndReadInPieces() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskCacheStore(directory: directory)
+        let writer = store.makeWriter(for: "big")
+        for index in 0..<64 { writer.append(Data(repeating: UInt8(index), count: 16 * 1024)) }
+        #expect(store.entries(for: "big").isEmpty, "nothing is visible before the commit")
+        writer.commit(Self.entry("/big"))
+        let entry = try #require(store.entries(for: "big").first)
+        guard case .file(_, _, let length) = entry.body else {
+            Issue.record("a disk entry's body stays in its file")
+            return
+        }
+        #expect(length == 64 * 16 * 1024)
+        var pieces = 0
+        var total = 0
+        for try await piece in entry.body.chunks(chunkSize: 64 * 1024) {
+            #expect(piece.first == UInt8(total / (16 * 1024)))
+            pieces += 1
+            total += piece.count
+        }
+        #expect(pieces == 16 && total == length)
+        // An abandoned writer leaves nothing behind.
+        let abandoned = store.makeWriter(for: "gone")
+        abandoned.append(Data(count: 10))
+        abandoned.abandon()
+        abandoned.commit(Self.entry("/gone"))
+        #expect(store.entries(for: "gone").isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.root.appending(path: "tmp").path).isEmpty)
+    }
+
+    @Test func readersNeverSeeAWriterHalfway() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskCacheStore(directory: directory)
+        await withTaskGroup(of: Void.self) { group in
+            for round in 0..<20 {
+                group.addTask {
+                    let writer = store.makeWriter(for: "x")
+                    for _ in 0..<8 { writer.append(Data(repeating: UInt8(round), count: 4096)) }
+                    writer.commit(Self.entry("/x"))
+                }
+                group.addTask {
+                    for entry in DiskCacheStore(directory: directory).entries(for: "x") {
+                        let bytes = entry.body.bytes()
+                        #expect(bytes == nil || bytes.map { Set($0).count == 1 && $0.count == 8 * 4096 } == true)
+                    }
+                }
+            }
+        }
+        #expect(store.entries(for: "x").count == 1)
     }
 
     @Test func theDiskStoreStaysWithinItsCapacityDroppingTheLeastRecentlyUsed() throws {
@@ -138,6 +201,7 @@ import Testing
             ("max-age=99999999999", "max-age", Int(Int32.max)),
             ("max-age=-1", "max-age", nil), ("max-age=", "max-age", nil), ("max-age=1.5", "max-age", nil),
             ("  max-age = 3 ", "max-age", 3), ("stale-while-revalidate=30", "stale-while-revalidate", 30),
+            ("max-age=000000000060", "max-age", 60), ("max-age=1e3", "max-age", nil),
         ] as [(String, String, Int?)]
     )
     func directivesAreReadAsRFC9111Says(_ value: String, _ name: String, _ seconds: Int?) {

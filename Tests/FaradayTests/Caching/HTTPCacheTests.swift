@@ -72,7 +72,11 @@ import Testing
         let second = try await connection.get("x").value
         #expect(origin.requests.count == (row.servedFromStore ? 1 : 2))
         #expect(second.response?.text == (row.servedFromStore ? "answer 1" : "answer 2"))
-        #expect(second.cacheStatus == (row.servedFromStore ? .hit : second.cacheStatus))
+        if row.servedFromStore {
+            #expect(second.cacheStatus == .hit)
+        } else {
+            #expect(second.cacheStatus != .hit && second.cacheStatus != .stale)
+        }
     }
 
     @Test func aResponseWithNoFreshnessAndNoValidatorIsNotStored() async throws {
@@ -413,5 +417,255 @@ import Testing
         #expect(try await connection.get("x").value.body.count == 2_000)
         #expect(try await connection.get("x").value.cacheStatus == .miss)
         #expect(origin.requests.count == 2)
+    }
+}
+
+/// The cases a review of the first version found (RFC 9111 §§3.2, 3.5, 4.1, 4.3.3, 4.3.4, 4.4;
+/// RFC 5861), each a request/response exchange that went wrong or could.
+@Suite(.timeLimit(.minutes(1))) struct HTTPCacheEdgeTests {
+    private func fields(_ origin: CachedOrigin, _ cacheControl: String, _ more: [(String, String)] = []) -> HTTPFields {
+        origin.headers([("Cache-Control", cacheControl)] + more)
+    }
+
+    @Test func aHugeOrInvalidAgeNeitherCrashesNorMakesAnEntryFresh() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, _ in
+            call == 1
+                ? StubResponse(headers: fields(origin, "max-age=60", [("ETag", "\"a\"")]), body: "b")
+                : StubResponse(status: .notModified, headers: fields(origin, "max-age=60", [("Age", "1e19")]))
+        }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x").value
+        origin.clock.advance(61)
+        #expect(try await connection.get("x").value.cacheStatus == .revalidated)
+        let hit = try await connection.get("x", headers: [.cacheControl: "max-stale"]).value  // Age ignored: fresh
+        #expect(hit.cacheStatus == .hit && Int(hit.responseHeaders[.age] ?? "") != nil)
+        for age in ["99999999999999999999", "-5", "inf"] {
+            var entry = CacheStoreTests.entry("/y")
+            entry.headers[.age] = age
+            #expect(CachePolicy.age(of: entry, now: entry.responseDate) <= Double(Int32.max) + 1)
+        }
+    }
+
+    @Test func a304WithoutAgeOrDateMakesTheEntryFreshFromNow() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, _ in
+            if call == 1 {
+                return StubResponse(
+                    headers: fields(origin, "max-age=60", [("Age", "50"), ("ETag", "\"a\"")]),
+                    body: "b"
+                )
+            }
+            return StubResponse(status: .notModified, headers: [.eTag: "\"a\""])  // no Date, no Age
+        }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x").value
+        origin.clock.advance(11)
+        #expect(try await connection.get("x").value.cacheStatus == .revalidated)
+        origin.clock.advance(40)
+        #expect(try await connection.get("x").value.cacheStatus == .hit)
+    }
+
+    @Test func a304NamingAnotherRepresentationUpdatesNothingAndTheRequestIsSentAgain() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, request in
+            switch call {
+            case 1: return StubResponse(headers: fields(origin, "max-age=10", [("ETag", "\"a\"")]), body: "a")
+            case 2:
+                return StubResponse(status: .notModified, headers: fields(origin, "max-age=10", [("ETag", "\"b\"")]))
+            default:
+                #expect(request.headers[.ifNoneMatch] == nil)
+                return StubResponse(headers: fields(origin, "max-age=10", [("ETag", "\"b\"")]), body: "b")
+            }
+        }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x").value
+        origin.clock.advance(11)
+        let env = try await connection.get("x").value
+        #expect(env.response?.text == "b" && env.cacheStatus == .miss && origin.requests.count == 3)
+    }
+
+    @Test func aRedirectsLastHopIsNotStoredUnderTheFirstURL() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/a") { _, _ in StubResponse(status: .found, headers: origin.headers([("Location", "/v1/b")])) }
+        origin.route("/v1/b") { call, _ in StubResponse(headers: fields(origin, "max-age=600"), body: "b\(call)") }
+        let (connection, _) = try origin.connection(below: [FollowRedirects.Handler()])
+        #expect(try await connection.get("a").value.response?.text == "b1")
+        #expect(try await connection.get("a").value.response?.text == "b2")
+    }
+
+    @Test func aCallerWhoCancelsIsNotAnsweredStale() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, _ in
+            if call == 1 { return StubResponse(headers: fields(origin, "max-age=1, stale-if-error=600"), body: "b") }
+            throw FaradayError(.cancelled, "the caller left")
+        }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x").value
+        origin.clock.advance(5)
+        await #expect { try await connection.get("x").value } throws: { ($0 as? FaradayError)?.code == .cancelled }
+    }
+
+    @Test func staleIfErrorOnTheRequestAloneAllowsAStaleAnswer() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, _ in
+            call == 1
+                ? StubResponse(headers: fields(origin, "max-age=10"), body: "b")
+                : StubResponse(status: .serviceUnavailable, body: "down")
+        }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x").value
+        origin.clock.advance(30)
+        #expect(try await connection.get("x").value.status == .serviceUnavailable)
+        let env = try await connection.get("x", headers: [.cacheControl: "stale-if-error=60"]).value
+        #expect(env.cacheStatus == .stale && env.response?.text == "b")
+    }
+
+    @Test func varyNamingAHeaderTheFirstRequestLackedStillSeparatesVariants() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, request in
+            StubResponse(
+                headers: fields(origin, "max-age=60", [("Vary", "Accept")]),
+                body: "\(request.headers[.accept] ?? "-") \(call)"
+            )
+        }
+        let (connection, _) = try origin.connection()
+        #expect(try await connection.get("x").value.response?.text == "- 1")
+        #expect(try await connection.get("x", headers: [.accept: "text/csv"]).value.response?.text == "text/csv 2")
+        #expect(try await connection.get("x").value.response?.text == "- 1")
+    }
+
+    @Test func varyOnAHeaderAddedBelowTheCacheIsNotStored() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, _ in
+            StubResponse(headers: fields(origin, "max-age=60", [("Vary", "Accept")]), body: "\(call)")
+        }
+        let (connection, _) = try origin.connection(below: [DecodeJSON.Handler()])  // adds Accept below
+        _ = try await connection.get("x").value
+        #expect(try await connection.get("x").value.response?.text == "2")
+    }
+
+    @Test(arguments: ["Acc(ept", "*", "accept, *"])
+    func anUnusableVaryIsServedToNobody(_ vary: String) async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, _ in
+            StubResponse(headers: fields(origin, "max-age=60", [("Vary", vary)]), body: "\(call)")
+        }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x").value
+        #expect(try await connection.get("x").value.response?.text == "2")
+    }
+
+    @Test func requestNoStoreKeepsTheResponseOut() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, _ in StubResponse(headers: fields(origin, "max-age=60"), body: "\(call)") }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x", headers: [.cacheControl: "no-store"]).value
+        #expect(try await connection.get("x").value.response?.text == "2")
+    }
+
+    @Test(arguments: [
+        ("must-revalidate, max-age=60", true), ("s-maxage=60, max-age=60", true), ("public, max-age=60", true),
+        ("proxy-revalidate, max-age=60", false), ("private, max-age=60", false), ("max-age=60", false),
+    ])
+    func aCredentialedResponseIsStoredOnlyWhenItSaysSo(_ cacheControl: String, _ stored: Bool) async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, _ in StubResponse(headers: fields(origin, cacheControl), body: "\(call)") }
+        let (connection, _) = try origin.connection(above: [Authorization.Handler(.bearer("t0ken"))])
+        _ = try await connection.get("x").value
+        #expect(try await connection.get("x").value.response?.text == (stored ? "1" : "2"))
+    }
+
+    @Test(arguments: [
+        (HTTPRequest.Method.put, HTTPResponse.Status.noContent, true), (.delete, .notFound, false),
+        (.head, .ok, false), (.patch, .ok, true), (.post, .seeOther, true),
+    ])
+    func unsafeMethodsInvalidateOnSuccessOnly(
+        _ method: HTTPRequest.Method,
+        _ status: HTTPResponse.Status,
+        _ invalidates: Bool
+    ) async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, _ in StubResponse(headers: fields(origin, "max-age=600"), body: "\(call)") }
+        origin.route("/v1/x", method: method) { _, _ in StubResponse(status: status) }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x").value
+        _ = try await connection.run(method: method, "x").value
+        #expect(try await connection.get("x").value.response?.text == (invalidates ? "2" : "1"))
+    }
+
+    @Test func onlyIfCachedWithinStaleWhileRevalidateAsksNobody() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, _ in
+            StubResponse(headers: fields(origin, "max-age=10, stale-while-revalidate=60"), body: "\(call)")
+        }
+        let (connection, cache) = try origin.connection()
+        _ = try await connection.get("x").value
+        origin.clock.advance(20)
+        let env = try await connection.get("x", headers: [.cacheControl: "only-if-cached"]).value
+        await cache.waitForBackgroundRevalidations()
+        #expect(env.cacheStatus == .stale && origin.requests.count == 1)
+    }
+
+    @Test func concurrentStaleHitsStartOneBackgroundRevalidation() async throws {
+        let origin = CachedOrigin()
+        let gate = AsyncGate()
+        origin.route("/v1/x") { call, _ in
+            StubResponse(headers: fields(origin, "max-age=10, stale-while-revalidate=60"), body: "\(call)")
+        }
+        let (connection, cache) = try origin.connection(below: [OnRequest.Handler { _ in await gate.wait() }])
+        gate.open()
+        _ = try await connection.get("x").value
+        gate.close()
+        origin.clock.advance(20)
+        for _ in 0..<5 { #expect(try await connection.get("x").value.cacheStatus == .stale) }
+        gate.open()
+        await cache.waitForBackgroundRevalidations()
+        #expect(origin.requests.count == 2)
+    }
+
+    @Test func aResetDuringABackgroundRevalidationKeepsTheStoreEmpty() async throws {
+        let origin = CachedOrigin()
+        let gate = AsyncGate()
+        origin.route("/v1/x") { call, _ in
+            StubResponse(headers: fields(origin, "max-age=10, stale-while-revalidate=60"), body: "\(call)")
+        }
+        let store = MemoryCacheStore()
+        let (connection, cache) = try origin.connection(store, below: [OnRequest.Handler { _ in await gate.wait() }])
+        gate.open()
+        _ = try await connection.get("x").value
+        gate.close()
+        origin.clock.advance(20)
+        _ = try await connection.get("x").value  // stale; the revalidation waits at the gate
+        connection.reset()
+        gate.open()
+        await cache.waitForBackgroundRevalidations()
+        #expect(store.entries(for: CacheEntry.key(for: URL(string: "https://api.example.com/v1/x")!)).isEmpty)
+    }
+}
+
+/// A gate tasks wait at while it is closed.
+final class AsyncGate: Sendable {
+    private let state = Locked<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func close() { state.withLock { $0.isOpen = false } }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let isOpen = state.withLock { state in
+                if !state.isOpen { state.waiters.append(continuation) }
+                return state.isOpen
+            }
+            if isOpen { continuation.resume() }
+        }
     }
 }

@@ -69,16 +69,25 @@ struct CacheControl: Sendable, Equatable {
     /// The directive's argument as delta-seconds, or `nil` when absent or not a number. A value
     /// past `Int32.max` counts as `Int32.max` seconds (RFC 9111 §1.2.2).
     func seconds(_ name: String) -> Int? {
-        guard let argument = directives[name], !argument.isEmpty,
-            argument.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
-        else { return nil }
-        return Int(argument.prefix(10)).map { min($0, Int(Int32.max)) } ?? Int(Int32.max)
+        directives[name].flatMap(Self.deltaSeconds)
+    }
+
+    /// `text` as delta-seconds (RFC 9111 §1.2.2): digits only, leading zeros allowed, past
+    /// `Int32.max` read as `Int32.max`; `nil` for anything else.
+    static func deltaSeconds(_ text: some StringProtocol) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return nil
+        }
+        let digits = text.drop { $0 == "0" }
+        guard digits.utf8.count <= 10 else { return Int(Int32.max) }
+        return Swift.min(Int(digits) ?? 0, Int(Int32.max))
     }
 
     var noStore: Bool { has("no-store") }
     var noCache: Bool { has("no-cache") }
     var isPublic: Bool { has("public") }
-    var mustRevalidate: Bool { has("must-revalidate") || has("proxy-revalidate") }
+    /// `must-revalidate` (`proxy-revalidate` binds shared caches only, RFC 9111 §5.2.2.8).
+    var mustRevalidate: Bool { has("must-revalidate") }
     var maxAge: Int? { seconds("max-age") }
     /// A `max-age` whose argument is not a number: the response is stale (RFC 9111 §4.2.1).
     var hasInvalidMaxAge: Bool { has("max-age") && maxAge == nil }

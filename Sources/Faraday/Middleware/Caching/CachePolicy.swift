@@ -51,13 +51,15 @@ struct CachePolicy: Sendable {
         return nil
     }
 
-    /// The request headers a response's `Vary` names, with the request's values.
-    static func varyingHeaders(of request: Request, response: HTTPFields) -> [String: String?] {
+    /// The request headers a response's `Vary` names, with the request's values; `nil` when a
+    /// name is not a field name (then the response is served to nobody, as with `Vary: *`).
+    static func varyingHeaders(of request: Request, response: HTTPFields) -> [String: String?]? {
         var varying: [String: String?] = [:]
         for value in response[values: .vary] {
             for name in value.split(separator: ",") {
                 let name = name.trimmingHTTPWhitespace.lowercasedASCII
-                guard !name.isEmpty, let fieldName = HTTPField.Name(name) else { continue }
+                guard !name.isEmpty else { continue }
+                guard let fieldName = HTTPField.Name(name) else { return nil }  // served to nobody
                 varying[name] = normalized(request.headers[values: fieldName])
             }
         }
@@ -103,7 +105,7 @@ struct CachePolicy: Sendable {
     static func age(of entry: CacheEntry, now: Date) -> TimeInterval {
         let date = entry.headers[.date].flatMap { HTTPDate.parse($0) } ?? entry.responseDate
         let apparentAge = max(0, entry.responseDate.timeIntervalSince(date))
-        let ageValue = entry.headers[.age].flatMap { TimeInterval($0.trimmingHTTPWhitespace) }.map { max(0, $0) } ?? 0
+        let ageValue = TimeInterval(CacheControl.deltaSeconds(entry.headers[.age]?.trimmingHTTPWhitespace ?? "") ?? 0)
         let correctedAgeValue = ageValue + max(0, entry.responseDate.timeIntervalSince(entry.requestDate))
         return max(apparentAge, correctedAgeValue) + max(0, now.timeIntervalSince(entry.responseDate))
     }
@@ -190,6 +192,9 @@ struct CachePolicy: Sendable {
         var entry = entry
         let names = Set(notModified.map(\.name)).filter { !keptOnUpdate.contains($0.canonicalName) }
         for name in names { entry.headers[values: name] = notModified[values: name] }
+        // The old Age was the age of the old response; a 304 without Date is dated now.
+        if notModified[.age] == nil { entry.headers[.age] = nil }
+        if notModified[.date] == nil { entry.headers[.date] = nil }
         entry.requestDate = requestDate
         entry.responseDate = responseDate
         return entry

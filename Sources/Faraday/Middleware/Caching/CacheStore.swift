@@ -14,11 +14,54 @@ public protocol CacheStore: Sendable {
     /// ``CacheEntry/varyingRequestHeaders``.
     func store(_ entry: CacheEntry, for key: String)
 
+    /// Starts storing a response whose body arrives in pieces as it streams; nothing is stored
+    /// unless the writer is committed. The default collects the pieces in memory and calls
+    /// ``store(_:for:)``; a store that can write as the body arrives (``DiskCacheStore``) returns
+    /// its own, so that a large body is never held whole.
+    func makeWriter(for key: String) -> any CacheEntryWriter
+
     /// Removes every variant under `key`.
     func removeEntries(for key: String)
 
     /// Removes everything.
     func removeAll()
+}
+
+extension CacheStore {
+    /// Collects the body in memory, then calls ``store(_:for:)``.
+    public func makeWriter(for key: String) -> any CacheEntryWriter {
+        MemoryEntryWriter { [self] entry in store(entry, for: key) }
+    }
+}
+
+/// Writes one entry into a ``CacheStore`` as its body arrives.
+public protocol CacheEntryWriter: Sendable {
+    /// Adds the next piece of the body.
+    func append(_ piece: Data)
+
+    /// Stores `entry` with the pieces appended as its body (`entry.body` is ignored).
+    func commit(_ entry: CacheEntry)
+
+    /// Forgets what was written: the body did not end whole, or it is not to be kept.
+    func abandon()
+}
+
+/// The default writer: the pieces in memory, stored on commit.
+struct MemoryEntryWriter: CacheEntryWriter {
+    let store: @Sendable (CacheEntry) -> Void
+    private let body = Locked(Data())
+
+    init(store: @escaping @Sendable (CacheEntry) -> Void) { self.store = store }
+
+    func append(_ piece: Data) { body.withLock { $0.append(piece) } }
+
+    func commit(_ entry: CacheEntry) {
+        var entry = entry
+        entry.body = .data(body.withLock { $0 })
+        store(entry)
+    }
+
+    func abandon() { body.withLock { $0 = Data() } }
 }
 
 /// A ``CacheStore`` in memory, bounded by bytes: the least recently used entries go first.
@@ -53,6 +96,11 @@ public final class MemoryCacheStore: CacheStore {
     }
 
     public func store(_ entry: CacheEntry, for key: String) {
+        var entry = entry
+        if case .file = entry.body {  // an entry of another store: kept here in memory
+            guard let bytes = entry.body.bytes() else { return }
+            entry.body = .data(bytes)
+        }
         guard entry.size <= capacity / 8 else {
             removeEntries(for: key)
             return

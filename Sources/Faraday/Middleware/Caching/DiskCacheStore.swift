@@ -2,95 +2,140 @@ import Foundation
 import HTTPTypes
 
 /// A ``CacheStore`` in a directory, bounded by bytes on disk: the least recently used entries go
-/// first. Several connections and processes may share one directory.
+/// first. Several connections and processes may share one directory, and a body is written to
+/// disk as it streams and served from its file in pieces, so memory stays small whatever its
+/// size.
 ///
-/// Each variant is one file, `<directory>/<hash of the URL>/<hash of the variant>.entry`,
-/// written to a temporary file and renamed into place, so that a reader sees a whole entry or
-/// none. A file that cannot be read as an entry of this format (truncated, corrupt, another
-/// version, another key under a colliding hash) is removed and treated as absent. Files outside
-/// that layout are left alone, so pointing the store at a directory that holds other files
-/// removes none of them.
+/// The store keeps everything under `<directory>/faraday-http-cache-1/`: one file per variant,
+/// `<hash of the URL>/<hash of the variant>.entry`, written in `tmp/` and renamed into place,
+/// so that a reader sees a whole entry or none. A file there that cannot be read as an entry of
+/// this format (truncated, corrupt, foreign, another key under a colliding hash) is removed and
+/// treated as absent. Nothing outside that folder is read or removed. The folder is readable by
+/// its owner only. File work is synchronous, as `URLCache`'s is: a store on a slow disk slows the
+/// calls that use it.
 public final class DiskCacheStore: CacheStore {
-    /// The directory the entries are in.
+    /// The directory given; the store's files are in its `faraday-http-cache-1` folder.
     public let directory: URL
     /// The most bytes of entry files the store keeps.
     public let capacity: Int
-    /// Bytes written since the directory was last measured: it is measured again (and trimmed)
+    let root: URL
+    /// Bytes written since the folder was last measured; it is measured again (and trimmed)
     /// when they could take it over ``capacity``.
     private let written = Locked(Int.max)
 
-    private static let fileExtension = "entry"
+    static let fileExtension = "entry"
     private static let magic = Data("faraday-cache 1\n".utf8)
+    /// The magic line, then the body's length as 16 hex digits and a newline.
+    static let bodyOffset = 16 + 17
 
     /// Creates a store in `directory` (made when missing) that keeps at most `capacity` bytes
     /// (50 MiB by default).
     public init(directory: URL, capacity: Int = 50 * 1024 * 1024) {
         self.directory = directory
         self.capacity = capacity
+        self.root = directory.appending(path: "faraday-http-cache-1", directoryHint: .isDirectory)
     }
 
+    private func folder(for key: String) -> URL { root.appending(path: Self.hash(key), directoryHint: .isDirectory) }
+
     public func entries(for key: String) -> [CacheEntry] {
-        let folder = directory.appending(path: Self.hash(key), directoryHint: .isDirectory)
+        let folder = folder(for: key)
         guard let files = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
         else { return [] }
         var entries: [CacheEntry] = []
         for file in files {
-            guard file.pathExtension == Self.fileExtension, let data = try? Data(contentsOf: file),
-                let entry = Self.decode(data, key: key)
-            else {
-                try? FileManager.default.removeItem(at: file)  // foreign or corrupt
+            guard file.pathExtension == Self.fileExtension else {
+                try? FileManager.default.removeItem(at: file)  // foreign: nothing else is written here
                 continue
             }
-            // Reading counts as a use, for eviction.
-            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: file.path)
-            entries.append(entry)
+            switch Self.read(file, key: key) {
+            case .entry(let entry):
+                // Reading counts as a use, for eviction.
+                try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: file.path)
+                entries.append(entry)
+            case .invalid: try? FileManager.default.removeItem(at: file)
+            case .unreadable: continue  // removed meanwhile, or no descriptor left: not its fault
+            }
         }
         return entries.sorted { $0.responseDate > $1.responseDate }
     }
 
     public func store(_ entry: CacheEntry, for key: String) {
-        let folder = directory.appending(path: Self.hash(key), directoryHint: .isDirectory)
-        let file = folder.appending(
-            path: Self.hash(Self.describe(entry.varyingRequestHeaders)) + "." + Self.fileExtension
+        guard let body = entry.body.bytes() else { return }
+        let writer = makeWriter(for: key)
+        writer.append(body)
+        writer.commit(entry)
+    }
+
+    public func makeWriter(for key: String) -> any CacheEntryWriter {
+        DiskEntryWriter(store: self, key: key)
+    }
+
+    public func removeEntries(for key: String) {
+        try? FileManager.default.removeItem(at: folder(for: key))
+    }
+
+    public func removeAll() {
+        let contents = (try? FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: nil)) ?? []
+        for item in contents where item.lastPathComponent != "tmp" { try? FileManager.default.removeItem(at: item) }
+        written.withLock { $0 = 0 }
+    }
+
+    /// Makes the store's folders (owner only) and returns a new temporary file's URL.
+    func temporaryFile() throws -> URL {
+        let tmp = root.appending(path: "tmp", directoryHint: .isDirectory)
+        try FileManager.default.createDirectory(
+            at: tmp,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
         )
-        guard let data = Self.encode(entry, key: key), data.count <= capacity / 8 else {
+        try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.path)
+        let file = tmp.appending(path: UUID().uuidString)
+        guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
+            throw FaradayError(.storageFailed, "Could not create \(file.path).")
+        }
+        return file
+    }
+
+    /// Moves a written entry into place (replacing the variant's previous file atomically).
+    func install(_ file: URL, key: String, variant: [String: String?], size: Int) {
+        let folder = folder(for: key)
+        let destination = folder.appending(path: Self.hash(Self.describe(variant)) + "." + Self.fileExtension)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
             try? FileManager.default.removeItem(at: file)
             return
         }
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try data.write(to: file, options: .atomic)
-        } catch {
-            return  // a full disk or a read-only directory: the response is simply not kept
+        guard rename(file.path, destination.path) == 0 else {
+            try? FileManager.default.removeItem(at: file)
+            return
         }
         let needsTrim = written.withLock { written in
-            written = written == Int.max ? Int.max : written + data.count
+            written = written == Int.max ? Int.max : written + size
             return written > capacity
         }
         if needsTrim { trim() }
     }
 
-    public func removeEntries(for key: String) {
-        try? FileManager.default.removeItem(at: directory.appending(path: Self.hash(key), directoryHint: .isDirectory))
-    }
-
-    public func removeAll() {
-        for folder in Self.entryFolders(in: directory) { try? FileManager.default.removeItem(at: folder) }
-        written.withLock { $0 = 0 }
-    }
-
-    /// Removes the least recently used files until the store fits in three quarters of its
-    /// capacity (room for the next writes before measuring again).
+    /// Removes the least recently used entries until the store fits in three quarters of its
+    /// capacity (room for the next writes before measuring again), and temporary files that a
+    /// process which stopped mid-write left more than an hour ago.
     private func trim() {
+        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
         var files: [(url: URL, size: Int, used: Date)] = []
-        for folder in Self.entryFolders(in: directory) {
-            let contents = try? FileManager.default.contentsOfDirectory(
-                at: folder,
-                includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey]
-            )
-            for file in contents ?? [] where file.pathExtension == Self.fileExtension {
-                let values = try? file.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
-                files.append((file, values?.fileSize ?? 0, values?.contentModificationDate ?? .distantPast))
+        let folders = (try? FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: nil)) ?? []
+        for folder in folders {
+            let contents = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: keys)
+            for file in contents ?? [] {
+                let values = try? file.resourceValues(forKeys: Set(keys))
+                let used = values?.contentModificationDate ?? .distantPast
+                if folder.lastPathComponent == "tmp" {
+                    if used < Date() - 3600 { try? FileManager.default.removeItem(at: file) }
+                } else {
+                    files.append((file, values?.fileSize ?? 0, used))
+                }
             }
         }
         var total = files.reduce(0) { $0 + $1.size }
@@ -103,19 +148,10 @@ public final class DiskCacheStore: CacheStore {
         written.withLock { $0 = total }
     }
 
-    private static func entryFolders(in directory: URL) -> [URL] {
-        let contents =
-            (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
-        return contents.filter { url in
-            let name = url.lastPathComponent
-            return name.utf8.count == 16 && name.utf8.allSatisfy { Self.hexDigits.contains($0) }
-        }
-    }
+    // MARK: The file format: magic line, body length, body, then the head as JSON
 
-    // MARK: The file format
-
-    /// What a file holds before the body, as one line of JSON.
-    private struct Head: Codable {
+    /// What a file holds after the body, as JSON.
+    struct Head: Codable {
         var key: String
         var url: String
         var varying: [[String?]]
@@ -124,60 +160,71 @@ public final class DiskCacheStore: CacheStore {
         var headers: [[String]]
         var requestDate: Double
         var responseDate: Double
-        var bodyLength: Int
     }
 
-    static func encode(_ entry: CacheEntry, key: String) -> Data? {
-        let head = Head(
-            key: key,
-            url: entry.url.absoluteString,
-            varying: entry.varyingRequestHeaders.sorted { $0.key < $1.key }.map { [$0.key, $0.value] },
-            status: entry.status.code,
-            reason: entry.status.reasonPhrase,
-            headers: entry.headers.map { [$0.name.rawName, $0.value] },
-            requestDate: entry.requestDate.timeIntervalSince1970,
-            responseDate: entry.responseDate.timeIntervalSince1970,
-            bodyLength: entry.body.count
+    static func header(bodyLength: Int) -> Data {
+        let digits = String(bodyLength, radix: 16)
+        return magic + Data((String(repeating: "0", count: 16 - digits.utf8.count) + digits + "\n").utf8)
+    }
+
+    static func head(of entry: CacheEntry, key: String) -> Data? {
+        try? JSONEncoder().encode(
+            Head(
+                key: key,
+                url: entry.url.absoluteString,
+                varying: entry.varyingRequestHeaders.sorted { $0.key < $1.key }.map { [$0.key, $0.value] },
+                status: entry.status.code,
+                reason: entry.status.reasonPhrase,
+                headers: entry.headers.map { [$0.name.rawName, $0.value] },
+                requestDate: entry.requestDate.timeIntervalSince1970,
+                responseDate: entry.responseDate.timeIntervalSince1970
+            )
         )
-        guard let json = try? JSONEncoder().encode(head) else { return nil }
-        return magic + json + Data("\n".utf8) + entry.body
     }
 
-    static func decode(_ data: Data, key: String) -> CacheEntry? {
-        guard data.starts(with: magic) else { return nil }
-        let rest = data.dropFirst(magic.count)
-        guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")),
-            let head = try? JSONDecoder().decode(Head.self, from: rest[..<newline]),
+    enum ReadResult {
+        case entry(CacheEntry)
+        case invalid
+        case unreadable
+    }
+
+    /// Reads a file's head (the body stays in the file).
+    static func read(_ file: URL, key: String) -> ReadResult {
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return .unreadable }
+        defer { try? handle.close() }
+        guard let start = try? handle.read(upToCount: bodyOffset) ?? Data() else { return .unreadable }  // nil at the end
+        guard start.count == bodyOffset, start.starts(with: magic), start.last == UInt8(ascii: "\n"),
+            let length = Int(String(decoding: start.dropFirst(magic.count).dropLast(), as: UTF8.self), radix: 16),
+            length >= 0, (try? handle.seek(toOffset: UInt64(bodyOffset) + UInt64(length))) != nil,
+            let json = try? handle.readToEnd(), let head = try? JSONDecoder().decode(Head.self, from: json),
             head.key == key, let url = URL(string: head.url), (100...999).contains(head.status)
-        else { return nil }
-        let body = rest[rest.index(after: newline)...]
-        guard body.count == head.bodyLength else { return nil }  // truncated, or grown
+        else { return .invalid }
         var headers = HTTPFields()
         for pair in head.headers {
-            guard pair.count == 2, let name = HTTPField.Name(pair[0]) else { return nil }
+            guard pair.count == 2, let name = HTTPField.Name(pair[0]) else { return .invalid }
             headers.append(HTTPField(name: name, value: pair[1]))
         }
         var varying: [String: String?] = [:]
         for pair in head.varying {
-            guard pair.count == 2, let name = pair[0] else { return nil }
+            guard pair.count == 2, let name = pair[0] else { return .invalid }
             varying[name] = pair[1]
         }
-        return CacheEntry(
-            url: url,
-            varyingRequestHeaders: varying,
-            status: HTTPResponse.Status(code: head.status, reasonPhrase: head.reason),
-            headers: headers,
-            body: Data(body),
-            requestDate: Date(timeIntervalSince1970: head.requestDate),
-            responseDate: Date(timeIntervalSince1970: head.responseDate)
+        return .entry(
+            CacheEntry(
+                url: url,
+                varyingRequestHeaders: varying,
+                status: HTTPResponse.Status(code: head.status, reasonPhrase: head.reason),
+                headers: headers,
+                body: .file(file, offset: bodyOffset, length: length),
+                requestDate: Date(timeIntervalSince1970: head.requestDate),
+                responseDate: Date(timeIntervalSince1970: head.responseDate)
+            )
         )
     }
 
-    private static func describe(_ varying: [String: String?]) -> String {
+    static func describe(_ varying: [String: String?]) -> String {
         varying.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value ?? "\u{0}")" }.joined(separator: "\n")
     }
-
-    private static let hexDigits = Set("0123456789abcdef".utf8)
 
     /// FNV-1a, 64 bits, as 16 hex digits: a stable file name (the key in the file settles collisions).
     static func hash(_ text: String) -> String {
@@ -188,5 +235,80 @@ public final class DiskCacheStore: CacheStore {
         }
         let digits = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - digits.utf8.count) + digits
+    }
+}
+
+/// Writes one entry of a ``DiskCacheStore`` as its body arrives: into a temporary file, renamed
+/// into place on commit; an entry that outgrows the store's capacity is dropped as it grows.
+final class DiskEntryWriter: CacheEntryWriter {
+    private struct State {
+        var handle: FileHandle?
+        var file: URL?
+        var length = 0
+        var isDone = false
+    }
+
+    private let store: DiskCacheStore
+    private let key: String
+    private let state = Locked(State())
+
+    init(store: DiskCacheStore, key: String) {
+        self.store = store
+        self.key = key
+    }
+
+    func append(_ piece: Data) {
+        state.withLock { state in
+            guard !state.isDone else { return }
+            do {
+                if state.handle == nil {
+                    let file = try store.temporaryFile()
+                    state.file = file
+                    state.handle = try FileHandle(forWritingTo: file)
+                    try state.handle?.write(contentsOf: DiskCacheStore.header(bodyLength: 0))
+                }
+                state.length += piece.count
+                guard state.length <= store.capacity else { throw FaradayError(.bodyTooLarge, "over the capacity") }
+                try state.handle?.write(contentsOf: piece)
+            } catch {
+                Self.drop(&state)
+            }
+        }
+    }
+
+    func commit(_ entry: CacheEntry) {
+        if state.withLock({ $0.handle == nil && !$0.isDone }) { append(Data()) }  // an empty body
+        let written = state.withLock { state -> (URL, Int)? in
+            guard !state.isDone, let handle = state.handle, let file = state.file,
+                let head = DiskCacheStore.head(of: entry, key: key)
+            else {
+                Self.drop(&state)
+                return nil
+            }
+            do {
+                try handle.write(contentsOf: head)
+                try handle.seek(toOffset: 0)
+                try handle.write(contentsOf: DiskCacheStore.header(bodyLength: state.length))
+                try handle.synchronize()
+                try handle.close()
+            } catch {
+                Self.drop(&state)
+                return nil
+            }
+            state.isDone = true
+            return (file, DiskCacheStore.bodyOffset + state.length + head.count)
+        }
+        guard let (file, size) = written else { return }
+        store.install(file, key: key, variant: entry.varyingRequestHeaders, size: size)
+    }
+
+    func abandon() {
+        state.withLock { Self.drop(&$0) }
+    }
+
+    private static func drop(_ state: inout State) {
+        try? state.handle?.close()
+        if let file = state.file { try? FileManager.default.removeItem(at: file) }
+        state = State(isDone: true)
     }
 }

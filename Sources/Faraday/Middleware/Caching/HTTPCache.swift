@@ -36,7 +36,7 @@ public struct HTTPCache: Middleware {
         public var maximumBodySize: Int
         /// The clock (a fixed one in tests).
         let now: @Sendable () -> Date
-        let revalidations = BackgroundTasks()
+        let shared = Shared()
 
         /// Creates a cache.
         ///
@@ -45,7 +45,8 @@ public struct HTTPCache: Middleware {
         ///   - heuristicFraction: the share of `Date − Last-Modified` that a response without
         ///     explicit freshness stays fresh (RFC 9111 §4.2.2; 10 %).
         ///   - maximumHeuristicLifetime: the cap on that heuristic freshness (one day).
-        ///   - maximumBodySize: the largest body stored (8 MiB).
+        ///   - maximumBodySize: the largest body stored (8 MiB; raise it with a
+        ///     ``DiskCacheStore`` to keep large downloads, which stream to disk).
         ///   - now: the clock.
         public init(
             store: any CacheStore = MemoryCacheStore(),
@@ -65,12 +66,23 @@ public struct HTTPCache: Middleware {
 
         public func build(app: any App) -> any App { HTTPCache(app: app, handler: self) }
 
-        /// Empties the store (``Connection/reset()`` calls it on logout).
-        public func reset() { store.removeAll() }
+        /// Empties the store (``Connection/reset()`` calls it on logout) and stops the
+        /// revalidations under way; what calls already in flight bring back is not stored.
+        public func reset() {
+            shared.generation.withLock { $0 += 1 }
+            shared.revalidations.cancelAll()
+            store.removeAll()
+        }
 
         /// Waits for the revalidations started in the background (`stale-while-revalidate`) to
         /// end: for tests, and before a process exits.
-        public func waitForBackgroundRevalidations() async { await revalidations.waitForAll() }
+        public func waitForBackgroundRevalidations() async { await shared.revalidations.waitForAll() }
+    }
+
+    /// What the copies of one handler share: the reset generation and the background work.
+    final class Shared: Sendable {
+        let generation = Locked(0)
+        let revalidations = BackgroundTasks()
     }
 
     public func call(_ env: Env) async throws -> Completions {
@@ -81,8 +93,10 @@ public struct HTTPCache: Middleware {
             if !Self.safeMethods.contains(request.method) { invalidate(after: request, completions.head.response) }
             return completions.marked(.uncacheable)
         }
-        // The caller's own conditional request is theirs to answer.
-        if request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil {
+        // The caller's own conditional or range request is theirs to answer.
+        if request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil
+            || request.headers[.range] != nil
+        {
             return try await app.call(env).marked(.uncacheable)
         }
         let key = CacheEntry.key(for: request.url)
@@ -90,19 +104,27 @@ public struct HTTPCache: Middleware {
         let entry = handler.store.entries(for: key).first { CachePolicy.matches($0, request) }
         if let entry {
             switch handler.policy.use(of: entry, requestControl: requestControl, now: now) {
-            case .fresh: return serve(entry, env, .hit, now: now)
-            case .staleAllowed: return serve(entry, env, .stale, now: now)
+            case .fresh: if let hit = serve(entry, env, .hit, now: now) { return hit }
+            case .staleAllowed: if let stale = serve(entry, env, .stale, now: now) { return stale }
             case .staleWhileRevalidate:
-                let background = Env(request: request)  // the caller's cancellation is not its own
-                handler.revalidations.run { try? await fetch(background, key: key, entry: entry).drain() }
-                return serve(entry, env, .stale, now: now)
+                guard let stale = serve(entry, env, .stale, now: now) else { break }
+                if !requestControl.onlyIfCached {
+                    let background = Env(request: request)  // the caller's cancellation is not its own
+                    let generation = handler.shared.generation.withLock { $0 }  // a reset from now on wins
+                    handler.shared.revalidations.run(
+                        key: key + "\n" + DiskCacheStore.describe(entry.varyingRequestHeaders)
+                    ) {
+                        try? await fetch(background, key: key, entry: entry, generation: generation).drain()
+                    }
+                }
+                return stale
             case .validate: break
             }
         }
         if requestControl.onlyIfCached {
             var answer = env
             answer.response = ResponseData(status: .gatewayTimeout)
-            answer[CacheStatusKey.self] = .miss
+            answer[CacheStatusKey.self] = .uncacheable
             return .buffered(answer)
         }
         return try await fetch(env, key: key, entry: entry)
@@ -112,8 +134,10 @@ public struct HTTPCache: Middleware {
 
     /// Asks the server (conditionally when `entry` has a validator), and stores, updates or
     /// falls back to `entry` by its answer.
-    private func fetch(_ env: Env, key: String, entry: CacheEntry?) async throws -> Completions {
+    private func fetch(_ env: Env, key: String, entry: CacheEntry?, generation: Int? = nil) async throws -> Completions
+    {
         let requestControl = CacheControl(env.request.headers, isRequest: true)
+        let generation = generation ?? handler.shared.generation.withLock { $0 }
         var attempt = env
         if let entry, let conditional = CachePolicy.conditional(env.request, for: entry) {
             attempt.request = conditional
@@ -122,66 +146,108 @@ public struct HTTPCache: Middleware {
         let completions: Completions
         do {
             completions = try await app.call(attempt)
-        } catch {
-            if let entry, handler.policy.mayServeOnError(entry, requestControl: requestControl, now: requestDate) {
-                return serve(entry, env, .stale, now: requestDate)
+        } catch let error as FaradayError {
+            // A server that cannot be reached may be replaced by a stale answer; a caller who
+            // left may not.
+            if let entry, error.code != .cancelled, !env.isCancelled,
+                handler.policy.mayServeOnError(entry, requestControl: requestControl, now: requestDate),
+                let stale = serve(entry, env, .stale, now: requestDate)
+            {
+                return stale
             }
             throw error
         }
-        guard let response = completions.head.response else { return completions }
+        let head = completions.head
+        guard let response = head.response else { return completions }
         let responseDate = handler.now()
         if let entry, response.status.code == 304 {
-            try await completions.drain()  // the layers below see their end
+            try? await completions.drain()  // the layers below see their end
+            // §4.3.4: a 304 whose strong validator names another representation updates nothing.
+            if let etag = response.headers[.eTag], !etag.hasPrefix("W/"), etag != entry.headers[.eTag] {
+                handler.store.removeEntries(for: key)
+                return try await fetch(env, key: key, entry: nil, generation: generation)
+            }
             let updated = CachePolicy.updated(
                 entry,
                 with: response.headers,
                 requestDate: requestDate,
                 responseDate: responseDate
             )
-            handler.store.store(updated, for: key)
-            return serve(updated, env, .revalidated, now: responseDate)
+            if CacheControl(response.headers).noStore {
+                handler.store.removeEntries(for: key)
+            } else if generation == handler.shared.generation.withLock({ $0 }) {
+                handler.store.store(updated, for: key)
+            }
+            if let revalidated = serve(updated, env, .revalidated, now: responseDate) { return revalidated }
+            return try await fetch(env, key: key, entry: nil, generation: generation)  // its body went missing
         }
         if let entry, [500, 502, 503, 504].contains(response.status.code),
-            handler.policy.mayServeOnError(entry, requestControl: requestControl, now: responseDate)
+            handler.policy.mayServeOnError(entry, requestControl: requestControl, now: responseDate),
+            let stale = serve(entry, env, .stale, now: responseDate)
         {
             try? await completions.drain()
-            return serve(entry, env, .stale, now: responseDate)
+            return stale
         }
-        let sent = completions.head.request  // with what the layers below added (Authorization…)
-        if handler.policy.refusal(request: sent, requestControl: requestControl, response: response, now: responseDate)
-            != nil
-        {
-            if CacheControl(response.headers).noStore { handler.store.removeEntries(for: key) }
+        let refusal = handler.policy.refusal(
+            request: head.request,  // as sent, with what the layers below added (Authorization…)
+            requestControl: requestControl,
+            response: response,
+            now: responseDate
+        )
+        // Stored only as the answer of this URL (not a redirect's last hop) and of these values
+        // of its Vary headers (none added below the cache).
+        let varying = CachePolicy.varyingHeaders(of: env.request, response: response.headers)
+        guard refusal == nil, CacheEntry.key(for: head.request.url) == key, let varying,
+            varying == CachePolicy.varyingHeaders(of: head.request, response: response.headers)
+        else {
+            // A newer answer was seen (not a server error): what is stored for the URL is out of
+            // date (§4.3.3).
+            if entry != nil && response.status.code < 500 || CacheControl(response.headers).noStore {
+                handler.store.removeEntries(for: key)
+            }
             return completions.marked(.uncacheable)
+        }
+        if handler.store.entries(for: key).contains(where: { Set($0.varyingRequestHeaders.keys) != Set(varying.keys) })
+        {
+            handler.store.removeEntries(for: key)  // the URL varies on other headers now
         }
         let stored = CacheEntry(
             url: env.request.url,
-            varyingRequestHeaders: CachePolicy.varyingHeaders(of: env.request, response: response.headers),
+            varyingRequestHeaders: varying,
             status: response.status,
             headers: response.headers,
-            body: Data(),
+            body: .data(Data()),
             requestDate: requestDate,
             responseDate: responseDate
         )
-        let recorder = BodyRecorder(limit: handler.maximumBodySize)
-        let store = handler.store
+        let recorder = BodyRecorder(writer: handler.store.makeWriter(for: key), limit: handler.maximumBodySize)
+        let shared = handler.shared
         return completions.transformBody(recorder).onComplete { env in
             env[CacheStatusKey.self] = .miss
-            guard env.isFinal, let body = recorder.completeBody() else { return }
-            var entry = stored
-            entry.body = body
-            store.store(entry, for: key)
+            guard env.isFinal else { return }
+            recorder.finishCall(storing: stored, if: generation == shared.generation.withLock { $0 })
+        }.mapErrors { error in
+            recorder.abandon()
+            return error
         }
     }
 
-    /// A stored response as the answer, with its current `Age`.
-    private func serve(_ entry: CacheEntry, _ env: Env, _ status: CacheStatus, now: Date) -> Completions {
+    /// A stored response as the answer, with its current `Age`; `nil` when its body cannot be
+    /// read (its file was removed meanwhile).
+    private func serve(_ entry: CacheEntry, _ env: Env, _ status: CacheStatus, now: Date) -> Completions? {
         var served = env
         var headers = entry.headers
-        headers[.age] = String(Int(CachePolicy.age(of: entry, now: now).rounded(.down)))
-        served.response = ResponseData(status: entry.status, headers: headers, body: entry.body)
+        headers[.age] = String(Int(min(CachePolicy.age(of: entry, now: now).rounded(.down), Double(Int32.max))))
         served[CacheStatusKey.self] = status
-        return .buffered(served)
+        switch entry.body {
+        case .file where env.request.options.streaming != nil:
+            served.response = ResponseData(status: entry.status, headers: headers)
+            return .streamed(head: served, frames: entry.body.chunks())
+        case .data, .file:
+            guard let body = entry.body.bytes() else { return nil }
+            served.response = ResponseData(status: entry.status, headers: headers, body: body)
+            return .buffered(served)
+        }
     }
 
     /// RFC 9111 §4.4: a successful unsafe request makes the stored responses of its URL (and of
@@ -204,7 +270,8 @@ public struct HTTPCache: Middleware {
 public enum CacheStatus: String, Sendable, Hashable {
     /// Answered from the store, fresh; the server was not asked.
     case hit
-    /// Not in the store (or not usable): the server answered, and the answer was stored.
+    /// Not in the store (or not usable): the server answered with a storable response, which is
+    /// stored when its body ends whole (and is not larger than ``HTTPCache/Handler/maximumBodySize``).
     case miss
     /// Stale in the store; the server answered `304 Not Modified` and the stored response was served.
     case revalidated
@@ -235,30 +302,33 @@ extension Completions {
     }
 }
 
-/// Keeps the bytes of a response body as it passes, up to a limit; the cache stores them when
-/// the body has ended whole.
+/// Hands the bytes of a response body to a store's writer as they pass, up to a limit; the
+/// entry is committed when the body has ended whole and the call's final completion comes.
 private final class BodyRecorder: BodyTransform {
     private struct State {
-        var body = Data()
+        var written = 0
         var isTooLarge = false
         var isFinished = false
+        var isDone = false
     }
 
+    private let writer: any CacheEntryWriter
     private let limit: Int
     private let state = Locked(State())
 
-    init(limit: Int) { self.limit = limit }
+    init(writer: any CacheEntryWriter, limit: Int) {
+        self.writer = writer
+        self.limit = limit
+    }
 
     func transform(_ chunk: Data) throws(FaradayError) -> Data {
-        state.withLock { state in
-            guard !state.isTooLarge else { return }
-            if state.body.count + chunk.count > limit {
-                state.isTooLarge = true
-                state.body = Data()
-            } else {
-                state.body.append(chunk)
-            }
+        let keep = state.withLock { state -> Bool in
+            guard !state.isTooLarge, !state.isDone else { return false }
+            state.written += chunk.count
+            state.isTooLarge = state.written > limit
+            return !state.isTooLarge
         }
+        if keep { writer.append(chunk) } else if state.withLock({ $0.isTooLarge }) { abandon() }
         return chunk
     }
 
@@ -267,34 +337,52 @@ private final class BodyRecorder: BodyTransform {
         return Data()
     }
 
-    /// The whole body, or `nil` when it did not end or was too large.
-    func completeBody() -> Data? {
-        state.withLock { $0.isFinished && !$0.isTooLarge ? $0.body : nil }
+    /// Commits `entry` when the whole body was written and `storing` holds; else abandons it.
+    func finishCall(storing entry: CacheEntry, if storing: Bool) {
+        let commit = state.withLock { state -> Bool? in
+            guard !state.isDone else { return nil }
+            state.isDone = true
+            return storing && state.isFinished && !state.isTooLarge
+        }
+        switch commit {
+        case true?: writer.commit(entry)
+        case false?: writer.abandon()
+        case nil: break
+        }
+    }
+
+    func abandon() {
+        guard
+            state.withLock({ state -> Bool in
+                defer { state.isDone = true }
+                return !state.isDone
+            })
+        else { return }
+        writer.abandon()
     }
 }
 
-/// Tasks a middleware starts in the background, and a way to wait for them.
+/// Tasks a middleware starts in the background, at most one per key, and a way to wait for them.
 final class BackgroundTasks: Sendable {
-    private struct State {
-        var tasks: [UInt64: Task<Void, Never>] = [:]
-        var lastID: UInt64 = 0
-    }
+    private let tasks = Locked([String: Task<Void, Never>]())
 
-    private let state = Locked(State())
-
-    func run(_ work: @escaping @Sendable () async -> Void) {
+    /// Runs `work` unless work for `key` is under way.
+    func run(key: String, _ work: @escaping @Sendable () async -> Void) {
         // Made under the lock, so that the task's own removal comes after its insertion.
-        state.withLock { state in
-            state.lastID += 1
-            let id = state.lastID
-            state.tasks[id] = Task {
+        tasks.withLock { tasks in
+            guard tasks[key] == nil else { return }
+            tasks[key] = Task {
                 await work()
-                self.state.withLock { _ = $0.tasks.removeValue(forKey: id) }
+                self.tasks.withLock { _ = $0.removeValue(forKey: key) }
             }
         }
     }
 
+    func cancelAll() {
+        for task in tasks.withLock({ $0.values }) { task.cancel() }
+    }
+
     func waitForAll() async {
-        while let task = state.withLock({ $0.tasks.first?.value }) { await task.value }
+        while let task = tasks.withLock({ $0.first?.value }) { await task.value }
     }
 }
