@@ -192,7 +192,8 @@ public final class DiskCacheStore: CacheStore {
     static func read(_ file: URL, key: String) -> ReadResult {
         guard let handle = try? FileHandle(forReadingFrom: file) else { return .unreadable }
         defer { try? handle.close() }
-        guard let start = try? handle.read(upToCount: bodyOffset) ?? Data() else { return .unreadable }  // nil at the end
+        // `read` answers nil at the end of the file: an empty file is read as empty, not unreadable.
+        guard let start = try? handle.read(upToCount: bodyOffset) ?? Data() else { return .unreadable }
         guard start.count == bodyOffset, start.starts(with: magic), start.last == UInt8(ascii: "\n"),
             let length = Int(String(decoding: start.dropFirst(magic.count).dropLast(), as: UTF8.self), radix: 16),
             length >= 0, (try? handle.seek(toOffset: UInt64(bodyOffset) + UInt64(length))) != nil,
