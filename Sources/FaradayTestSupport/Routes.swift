@@ -18,7 +18,8 @@ enum Next { case keepAlive, close }
 /// - `/delay/MS`: answers "ok" after MS milliseconds.
 /// - `/headers`: multi-valued and case-variant response headers.
 /// - `/chunked?count=N&size=S&interval=MS`: N chunks of S bytes (`i:` then `x`s), MS apart.
-/// - `/bytes/N?length=1`: N bytes of the pattern `offset % 251`, chunked, or with Content-Length.
+/// - `/bytes/N?length=1`: N bytes of the pattern `offset % 251`, chunked, or with Content-Length;
+///   with `max-age=S`, `Cache-Control: max-age=S`.
 /// - `/stall`: a head and one chunk, then nothing until the client goes away.
 /// - `/drip?bytes=N&interval=MS`: N bytes, one every MS milliseconds.
 /// - `/flaky?key=K&failures=N&status=S&retryAfter=R`: the first N requests with key K get status S
@@ -214,7 +215,9 @@ enum Routes {
                 text: "headers"
             )
         case ("chunked", nil): try await chunked(request, writer)
-        case ("bytes", let count?): try await bytes(Int(count) ?? 0, withLength: request.query["length"] == "1", writer)
+        case ("bytes", let count?):
+            let caching = request.query["max-age"].map { [("cache-control", "max-age=\($0)")] } ?? []
+            try await bytes(Int(count) ?? 0, withLength: request.query["length"] == "1", headers: caching, writer)
         case ("stall", nil):
             try await writer.head(200, contentLength: nil)
             try await writer.chunk(ByteBuffer(string: "first"))
@@ -294,10 +297,15 @@ enum Routes {
     /// ``patternBlock`` as `Data`.
     static let patternBytes = Data(patternBlock.readableBytesView)
 
-    private static func bytes(_ count: Int, withLength: Bool, _ writer: ResponseWriter) async throws {
+    private static func bytes(
+        _ count: Int,
+        withLength: Bool,
+        headers: [(String, String)] = [],
+        _ writer: ResponseWriter
+    ) async throws {
         try await writer.head(
             200,
-            headers: [("content-type", "application/octet-stream")],
+            headers: [("content-type", "application/octet-stream")] + headers,
             contentLength: withLength ? count : nil
         )
         var remaining = count

@@ -72,5 +72,43 @@ extension AdapterConformance {
                 #expect(env.cacheStatus == .hit && env.response?.text == "request 1")
             }
         }
+
+        @Test(arguments: AdapterKind.allCases)
+        func aGigabyteIsCachedToDiskAsItStreamsAndServedFromThereWithBoundedMemory(_ kind: AdapterKind) async throws {
+            let directory = FileManager.default.temporaryDirectory.appending(path: "faraday-cache-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let total = 1 << 30
+            let cache = HTTPCache.Handler(
+                store: DiskCacheStore(directory: directory, capacity: 2 << 30),
+                maximumBodySize: .max
+            )
+            try await withConnection(kind, handlers: [cache]) { connection, server in
+                let before = residentMemory()
+                var peak = before
+                for round in 1...2 {
+                    var received = 0
+                    var patternHolds = true
+                    // URLSession on Linux cannot pause a transfer: while the disk takes its time,
+                    // what curl reads queues up (the memory bound below is not checked for it).
+                    let queue = kind == .urlSession && !platformCanPauseURLSession ? 2 << 30 : 128 << 20
+                    let response = connection.get("bytes/\(total)?max-age=600") {
+                        $0.options.streaming = .chunks
+                        $0.options.maxBufferedBodySize = queue
+                    }
+                    for try await env in response.completions {
+                        #expect(env.cacheStatus == (round == 1 ? .miss : .hit))
+                        let body = env.body
+                        if let first = body.first, first != UInt8(received % 251) { patternHolds = false }
+                        received += body.count
+                        if received % (64 << 20) < body.count { peak = max(peak, residentMemory()) }
+                    }
+                    #expect(received == total && patternHolds)
+                }
+                #expect(server.requestsReceived == 1, "the second gigabyte came from the disk")
+                if kind == .asyncHTTPClient || platformCanPauseURLSession {
+                    #expect(peak - before < 256 << 20, "resident memory grew by \((peak - before) >> 20) MiB")
+                }
+            }
+        }
     }
 }
