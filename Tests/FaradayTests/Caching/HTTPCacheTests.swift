@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTypes
+import InMemoryLogging
+import Logging
 import Testing
 
 @testable import Faraday
@@ -417,6 +419,40 @@ import Testing
         #expect(try await connection.get("x").value.body.count == 2_000)
         #expect(try await connection.get("x").value.cacheStatus == .miss)
         #expect(origin.requests.count == 2)
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct HTTPCacheObservedTests {
+    final class CacheEvents: EventMonitor {
+        let statuses = Locked<[CacheStatus]>([])
+        func cacheAnswered(_ call: CallInfo, status: CacheStatus) { statuses.withLock { $0.append(status) } }
+    }
+
+    @Test func instrumentationAndTheLoggerAboveTheCacheSayWhatItDid() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, _ in
+            StubResponse(
+                headers: origin.headers([("Cache-Control", "max-age=10"), ("ETag", "\"a\"")]),
+                body: "\(call)"
+            )
+        }
+        origin.route("/v1/post", method: .post) { _, _ in StubResponse(status: .created) }
+        let events = CacheEvents()
+        let logs = InMemoryLogHandler()
+        let (connection, _) = try origin.connection(above: [
+            Instrumentation.Handler(monitors: [events]),
+            HTTPLogger.Handler(logger: Logger(label: "test") { _ in logs }),
+        ])
+        _ = try await connection.get("x").value
+        _ = try await connection.get("x").value
+        origin.route("/v1/x") { _, _ in StubResponse(status: .notModified, headers: origin.headers([])) }
+        origin.clock.advance(11)
+        _ = try await connection.get("x").value
+        _ = try await connection.post("post").value
+        #expect(events.statuses.withLock { $0 } == [.miss, .hit, .revalidated, .uncacheable])
+        let lines = logs.entries.map(\.message.description).filter { $0.hasPrefix("←") }
+        #expect(lines.count == 4)
+        #expect(zip(lines, ["miss", "hit", "revalidated", "uncacheable"]).allSatisfy { $0.contains("cache \($1)") })
     }
 }
 

@@ -222,8 +222,7 @@ public struct HTTPCache: Middleware {
         )
         let recorder = BodyRecorder(writer: handler.store.makeWriter(for: key), limit: handler.maximumBodySize)
         let shared = handler.shared
-        return completions.transformBody(recorder).onComplete { env in
-            env[CacheStatusKey.self] = .miss
+        return completions.marked(.miss).transformBody(recorder).onComplete { env in
             guard env.isFinal else { return }
             recorder.finishCall(storing: stored, if: generation == shared.generation.withLock { $0 })
         }.mapErrors { error in
@@ -291,8 +290,11 @@ extension Env {
 }
 
 extension Completions {
+    /// Says what the cache did, on the head (for the layers above that read it from `call`) and
+    /// on every completion.
     fileprivate func marked(_ status: CacheStatus) -> Completions {
-        onComplete { $0[CacheStatusKey.self] = status }
+        head[CacheStatusKey.self] = status
+        return onComplete { $0[CacheStatusKey.self] = status }
     }
 
     /// Pulls every completion, so that the layers below see their end; for an answer the cache

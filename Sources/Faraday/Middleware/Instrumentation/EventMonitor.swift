@@ -6,7 +6,8 @@ import Foundation
 /// Events of one call arrive in order: ``callStarted(_:)``, then for each attempt
 /// ``attemptStarted(_:attempt:)`` (when a ``Retry`` is below) with ``retryScheduled(_:attempt:delay:)``
 /// between attempts, ``redirected(_:to:)`` for each redirect followed (when a
-/// ``FollowRedirects`` is below), ``responseHeadReceived(_:response:)``,
+/// ``FollowRedirects`` is below), ``responseHeadReceived(_:response:)`` (with
+/// ``cacheAnswered(_:status:)`` after it when an ``HTTPCache`` is below),
 /// ``chunkReceived(_:index:bytes:)`` for each frame of a stream, and ``callFinished(_:response:bytes:)``
 /// or ``callFailed(_:error:)``. Methods are called on the task that runs the call: keep them quick.
 public protocol EventMonitor: Sendable {
@@ -20,6 +21,9 @@ public protocol EventMonitor: Sendable {
     func redirected(_ call: CallInfo, to redirect: FollowRedirects.Redirect)
     /// The status and headers arrived (the body is empty here).
     func responseHeadReceived(_ call: CallInfo, response: ResponseData)
+    /// What the ``HTTPCache`` below did for the call: answered from its store, revalidated, or
+    /// went to the server.
+    func cacheAnswered(_ call: CallInfo, status: CacheStatus)
     /// A frame of a streamed response arrived.
     func chunkReceived(_ call: CallInfo, index: Int, bytes: Int)
     /// The call ended with a response, `bytes` long.
@@ -34,6 +38,7 @@ extension EventMonitor {
     public func retryScheduled(_ call: CallInfo, attempt: Int, delay: Duration) {}
     public func redirected(_ call: CallInfo, to redirect: FollowRedirects.Redirect) {}
     public func responseHeadReceived(_ call: CallInfo, response: ResponseData) {}
+    public func cacheAnswered(_ call: CallInfo, status: CacheStatus) {}
     public func chunkReceived(_ call: CallInfo, index: Int, bytes: Int) {}
     public func callFinished(_ call: CallInfo, response: ResponseData, bytes: Int) {}
     public func callFailed(_ call: CallInfo, error: FaradayError) {}

@@ -42,6 +42,7 @@ public struct Instrumentation: Middleware {
             events.emit {
                 $0.responseHeadReceived($1, response: ResponseData(status: head.status, headers: head.headers))
             }
+            if let status = completions.head.cacheStatus { events.emit { $0.cacheAnswered($1, status: status) } }
         }
         return completions
     }

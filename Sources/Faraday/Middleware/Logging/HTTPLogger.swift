@@ -124,7 +124,10 @@ public struct HTTPLogger: Middleware {
     }
 
     private func logHead(_ env: Env, _ response: ResponseData, _ call: CallLog, streamed: Bool) {
-        var lines = ["← \(response.status.code) \(response.status.reasonPhrase) \(summary(env)) (\(call.elapsed))"]
+        let cache = env.cacheStatus.map { ", cache \($0.rawValue)" } ?? ""
+        var lines = [
+            "← \(response.status.code) \(response.status.reasonPhrase) \(summary(env)) (\(call.elapsed)\(cache))"
+        ]
         if handler.response >= .headers { lines += headerLines(response.headers) }
         if handler.response >= .bodies && !streamed {
             lines.append(describe(response.body, contentType: response.headers.contentType))
