@@ -422,6 +422,54 @@ import Testing
     }
 }
 
+/// The rows of the order table in *The middleware stack* for the cache, both orders each.
+@Suite(.timeLimit(.minutes(1))) struct HTTPCacheOrderTests {
+    @Test(arguments: [true, false])
+    func followRedirectsAboveTheCacheStoresEachHop(_ redirectsAbove: Bool) async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/a") { _, _ in
+            StubResponse(
+                status: .movedPermanently,
+                headers: origin.headers([("Location", "/v1/b"), ("Cache-Control", "max-age=600")])
+            )
+        }
+        origin.route("/v1/b") { call, _ in
+            StubResponse(headers: origin.headers([("Cache-Control", "max-age=600")]), body: "b\(call)")
+        }
+        let redirects = FollowRedirects.Handler()
+        let (connection, _) = try origin.connection(
+            above: redirectsAbove ? [redirects] : [],
+            below: redirectsAbove ? [] : [redirects]
+        )
+        #expect(try await connection.get("a").value.response?.text == "b1")
+        let second = try await connection.get("a").value
+        #expect(second.response?.text == (redirectsAbove ? "b1" : "b2"))
+        // Above: the 301 itself is asked again (FollowRedirects drops its body, so it never ends
+        // whole to be stored), its target is a hit.
+        #expect(origin.requests.count == (redirectsAbove ? 3 : 4))
+    }
+
+    @Test(arguments: [true, false])
+    func theCacheAboveRetryAnswersStaleOnlyAfterTheAttemptsRanOut(_ cacheAbove: Bool) async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, _ in
+            call == 1
+                ? StubResponse(
+                    headers: origin.headers([("Cache-Control", "max-age=1, stale-if-error=600")]),
+                    body: "v1"
+                )
+                : StubResponse(status: .serviceUnavailable)
+        }
+        let retry = Retry.Handler(backoff: .none, statuses: [503], sleep: { _ in })
+        let (connection, _) = try origin.connection(above: cacheAbove ? [] : [retry], below: cacheAbove ? [retry] : [])
+        _ = try await connection.get("x").value
+        origin.clock.advance(5)
+        let env = try await connection.get("x").value
+        #expect(env.cacheStatus == .stale && env.response?.text == "v1")
+        #expect(origin.requests.count == (cacheAbove ? 4 : 2))  // three attempts, or one answered stale
+    }
+}
+
 @Suite(.timeLimit(.minutes(1))) struct HTTPCacheObservedTests {
     final class CacheEvents: EventMonitor {
         let statuses = Locked<[CacheStatus]>([])

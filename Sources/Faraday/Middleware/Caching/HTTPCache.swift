@@ -7,21 +7,22 @@ import HTTPTypes
 ///
 /// ```swift
 /// let api = try Connection(url: "https://api.example.com") { builder in
+///     builder.use(FollowRedirects.Handler())
 ///     builder.use(HTTPCache.Handler(store: DiskCacheStore(directory: cachesURL)))
 ///     builder.use(Retry.Handler())
-///     builder.use(FollowRedirects.Handler())
 /// }
 /// let env = try await api.get("catalog").value
 /// print(env.cacheStatus)  // .miss, then .hit while fresh, .revalidated after a 304…
 /// ```
 ///
-/// Put it above `Retry` and `FollowRedirects`, so that a hit costs no attempt and the stored
-/// response is the final one of the call. Only `GET` responses are stored; an unsafe method that
-/// succeeds (`POST`, `PUT`, `PATCH`, `DELETE`) removes the entries of its URL and of its
-/// `Location` and `Content-Location` on the same origin. A request with its own
-/// `If-None-Match` or `If-Modified-Since` passes through untouched. A response to a request with
-/// `Authorization` is stored only when it is `public`, `must-revalidate` or has `s-maxage`
-/// (RFC 9111 §3.5), and ``Connection/reset()`` empties the store.
+/// Put it below `FollowRedirects` (each hop's answer is stored under its own URL) and above
+/// `Retry` (a hit costs no attempt). Only `GET` responses are stored, when their body ends whole;
+/// an unsafe method that succeeds (`POST`, `PUT`, `PATCH`, `DELETE`) removes the entries of its
+/// URL and of its `Location` and `Content-Location` on the same origin. A request with its own
+/// `If-None-Match`, `If-Modified-Since` or `Range` passes through untouched. A response to a
+/// request with `Authorization` is stored only when it is `public`, `must-revalidate` or has
+/// `s-maxage` (RFC 9111 §3.5), and ``Connection/reset()`` empties the store. The DocC article
+/// *Caching* has the rules.
 public struct HTTPCache: Middleware {
     public let app: any App
     let handler: Handler

@@ -1,0 +1,39 @@
+// Caching: HTTPCache with a store, what it did for a call, and the request's own directives.
+// snippet.hide
+import Faraday
+import Foundation
+
+// snippet.show
+
+// snippet.setup
+let caches = FileManager.default.temporaryDirectory.appending(path: "api-cache")
+let api = try Connection(url: "https://api.example.com") { builder in
+    builder.use(FollowRedirects.Handler())  // each hop is cached under its own URL
+    builder.use(HTTPCache.Handler(store: DiskCacheStore(directory: caches, capacity: 100 << 20)))
+    builder.use(Retry.Handler())  // a hit costs no attempt; a miss is retried as a whole
+    builder.use(DecodeJSON.Handler())
+    // snippet.hide
+    builder.adapter = TestAdapter()
+    // snippet.show
+}
+
+// snippet.status
+let catalog = try await api.get("catalog").value
+switch catalog.cacheStatus {
+case .hit?: print("from the store, the server was not asked")
+case .revalidated?: print("the server said 304: the stored body was served")
+case .stale?: print("served stale (max-stale, stale-if-error or stale-while-revalidate)")
+case .miss?, .uncacheable?, nil: print("from the server")
+}
+
+// snippet.directives
+// Accept an answer up to ten minutes stale rather than wait for the network.
+_ = try await api.get("catalog", headers: [.cacheControl: "max-stale=600"]).value
+// Ask the server even if a fresh answer is stored (it is revalidated when it has a validator).
+_ = try await api.get("catalog", headers: [.cacheControl: "no-cache"]).value
+// Offline: answer from the store or with 504 Gateway Timeout, never the network.
+let offline = try await api.get("catalog", headers: [.cacheControl: "only-if-cached"]).value
+print(offline.status == .gatewayTimeout ? "not stored" : "stored")
+
+// snippet.logout
+api.reset()  // empties the store along with the cookie jar and the credentials
