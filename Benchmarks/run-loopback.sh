@@ -4,7 +4,7 @@
 # README.md records.
 #
 # Usage: Benchmarks/run-loopback.sh [requests] [rounds] [stream-bytes]   (20000 3 1073741824)
-#        ONLY=requests|streams Benchmarks/run-loopback.sh …                 (one part of the suite)
+#        ONLY=requests|streams|cache Benchmarks/run-loopback.sh …           (one part of the suite)
 #
 # Where `perf stat -e instructions` works, it also counts each client's instructions per request:
 # unlike time, that count barely moves with what else the machine is doing.
@@ -35,6 +35,7 @@ client_cores="0"
 
 # The documents: a small JSON one, and a sparse file of the stream's size (reads come from memory).
 printf '{"id":1,"name":"widget"}' > "$scratch/root/small.json"
+cp "$scratch/root/small.json" "$scratch/root/cached.json"
 truncate -s "$stream_bytes" "$scratch/root/bytes/$stream_bytes"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -62,6 +63,8 @@ http {
         root $scratch/root;
         # A cookie on every small response, for the stack's Cookies middleware to store and send.
         location = /small.json { add_header Set-Cookie "session=abc123; Path=/; HttpOnly"; }
+        # Fresh for an hour, for HTTPCache's hits (ONLY=cache).
+        location = /cached.json { add_header Cache-Control "max-age=3600"; }
     }
 }
 CONF
@@ -80,6 +83,10 @@ echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "Server: nginx $("$nginx_bin" -v 2>&1 | cut -d/ -f2) on core $server_core; client on core(s) $client_cores"
 echo
 only="${ONLY:-}"
+if [[ -z "$only" || "$only" == cache ]]; then
+    taskset -c "$client_cores" "$bin" cache "$base" "$requests" "$rounds"
+    [[ "$only" == cache ]] && exit 0
+fi
 [[ "$only" != streams ]] && taskset -c "$client_cores" "$bin" requests "$base" "$requests" "$rounds"
 [[ "$only" == requests ]] && exit 0
 

@@ -4,6 +4,7 @@
 //
 //     LoopbackBenchmark requests BASE_URL [COUNT] [ROUNDS] [CLIENT]   # sequential and 64 in flight
 //     LoopbackBenchmark stream BASE_URL CLIENT [BYTES] [ROUNDS]       # streamed downloads, peak RSS
+//     LoopbackBenchmark cache BASE_URL [COUNT] [ROUNDS]               # HTTPCache hits against the network
 //     LoopbackBenchmark label CLIENT                                  # a client's name in the tables
 //
 // Every row of one run is measured in the same process, against the same server, in rounds that
@@ -39,6 +40,9 @@ case "requests":
         let results = try await measureRequests(mode, clients: clients, count: count, rounds: rounds, base: base)
         print(RequestTable(mode: mode, count: count, rounds: rounds, results: results).markdown)
     }
+case "cache":
+    guard arguments.count > 1, let base = URL(string: arguments[1]) else { usage() }
+    print(try await measureCacheHits(base: base, count: integer(at: 2, default: 20_000), rounds: integer(at: 3, default: 3)))
 case "stream":
     guard arguments.count > 2, let base = URL(string: arguments[1]), let client = Client(rawValue: arguments[2]) else {
         usage()
