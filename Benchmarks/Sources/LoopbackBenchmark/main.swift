@@ -42,7 +42,13 @@ case "requests":
     }
 case "cache":
     guard arguments.count > 1, let base = URL(string: arguments[1]) else { usage() }
-    print(try await measureCacheHits(base: base, count: integer(at: 2, default: 20_000), rounds: integer(at: 3, default: 3)))
+    print(
+        try await measureCacheHits(
+            base: base,
+            count: integer(at: 2, default: 20_000),
+            rounds: integer(at: 3, default: 3)
+        )
+    )
 case "stream":
     guard arguments.count > 2, let base = URL(string: arguments[1]), let client = Client(rawValue: arguments[2]) else {
         usage()
