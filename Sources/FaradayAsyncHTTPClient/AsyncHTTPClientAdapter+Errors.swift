@@ -31,6 +31,19 @@ extension AsyncHTTPClientAdapter {
                 return make(.connectionFailed, "The server closed the connection before the response was complete.")
             case .bodyLengthMismatch:
                 return make(.invalidRequest, "The request body's length differs from its declared length.")
+            case .proxyAuthenticationRequired:
+                let proxy = request.options.proxy?.proxy(for: request.url).map { " (\($0))" } ?? ""
+                return make(
+                    .proxyAuthenticationRequired,
+                    "The proxy\(proxy) answered 407 Proxy Authentication Required: it wants credentials, or other ones."
+                )
+            case .invalidProxyResponse:
+                return make(
+                    .connectionFailed,
+                    "The proxy refused to open a tunnel to the origin (an answer other than 2xx to CONNECT)."
+                )
+            case .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
+                return make(.connectTimeout, "The proxy did not answer in time.")
             case .invalidURL, .emptyHost, .emptyScheme:
                 return make(.invalidURL, "The URL cannot be requested: \(error).")
             default: return make(.connectionFailed, "The HTTP client failed: \(error).")

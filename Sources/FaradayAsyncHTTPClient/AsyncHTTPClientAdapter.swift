@@ -60,6 +60,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
         var read: Duration?
         var write: Duration?
         var pinned: PinnedHost?
+        var proxy: Proxy?
     }
 
     /// A client, the calls using it, and when the last of them ended.
@@ -185,7 +186,8 @@ public final class AsyncHTTPClientAdapter: Adapter {
             connect: options.openTimeout ?? configuration.connectTimeout,
             read: options.readTimeout ?? configuration.readTimeout,
             write: options.writeTimeout ?? configuration.writeTimeout,
-            pinned: pinned
+            pinned: pinned,
+            proxy: options.proxy?.proxy(for: request.url)
         )
         return (key, verifier)
     }
@@ -196,7 +198,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
             redirectConfiguration: .disallow,
             timeout: Self.clientTimeout(key),
             connectionPool: .init(idleTimeout: .init(configuration.idleTimeout)),
-            proxy: nil,
+            proxy: key.proxy.map(Self.clientProxy),
             ignoreUncleanSSLShutdown: false,
             decompression: .disabled
         )
@@ -213,6 +215,20 @@ public final class AsyncHTTPClientAdapter: Adapter {
             clientConfiguration.http2ConnectionDebugInitializer = verifier.initializer()
         }
         return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: clientConfiguration)
+    }
+
+    /// The client's proxy: a `CONNECT` tunnel for every URL (AsyncHTTPClient tunnels plain
+    /// `http://` too), or SOCKS5.
+    private static func clientProxy(_ proxy: Proxy) -> HTTPClient.Configuration.Proxy {
+        switch proxy.kind {
+        case .socks5:
+            return .socksServer(host: proxy.host, port: proxy.port)
+        case .http:
+            let authorization = proxy.username.map {
+                HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "")
+            }
+            return .server(host: proxy.host, port: proxy.port, authorization: authorization)
+        }
     }
 
     private static func clientTimeout(_ timeouts: ClientKey) -> HTTPClient.Configuration.Timeout {

@@ -108,6 +108,16 @@ public final class URLSessionAdapter: Adapter {
             )
         }
         try Self.refuseTLSOptionsItCannotApply(request)
+        if let proxy = options.proxy?.proxy(for: request.url) {
+            // FoundationNetworking stores connectionProxyDictionary and never reads it; on Apple
+            // platforms a proxy would need a session of its own per proxy, not built yet.
+            throw FaradayError(
+                .unsupportedOption,
+                "URLSessionAdapter cannot send requests through a proxy (\(proxy)); use AsyncHTTPClientAdapter.",
+                method: request.method,
+                url: request.url
+            )
+        }
         try env.cancellation.check()
 
         var urlRequest = URLRequest(url: request.url)

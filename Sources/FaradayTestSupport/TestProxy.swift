@@ -1,0 +1,176 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// An HTTP proxy on 127.0.0.1 for the adapters' proxy tests, as squid or tinyproxy answer:
+/// `CONNECT host:port` opens a tunnel (`200 Connection established`, then bytes both ways), an
+/// absolute-form request (`GET http://host:port/path`) is forwarded in origin form without
+/// `Proxy-Authorization`, and with `credentials` a request without the matching
+/// `Proxy-Authorization: Basic` gets `407` with `Proxy-Authenticate`. It reaches 127.0.0.1 and
+/// `localhost` only (`403` for anything else), and records what passed through it.
+package final class TestProxy: Sendable {
+    /// One request the proxy received.
+    package struct Seen: Sendable, Equatable {
+        /// `CONNECT`, `GET`…
+        package let method: String
+        /// `127.0.0.1:8080` for a tunnel, the absolute URL for a forwarded request.
+        package let target: String
+        /// The `Proxy-Authorization` the request carried.
+        package let proxyAuthorization: String?
+        /// The answer: 200 for an opened tunnel or a forwarded request, 407, 403 or 502.
+        package let status: Int
+    }
+
+    package let port: Int
+    private let channel: any Channel
+    private let acceptLoop: Task<Void, Never>
+    private let seen: NIOLockedValueBox<[Seen]>
+
+    /// What passed through, in order.
+    package var requests: [Seen] { seen.withLockedValue { $0 } }
+
+    /// `http://127.0.0.1:port`.
+    package var url: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts a proxy; with `credentials` (user, password) it demands them.
+    package static func start(credentials: (String, String)? = nil) async throws -> TestProxy {
+        let expected = credentials.map { "Basic " + Data("\($0.0):\($0.1)".utf8).base64EncodedString() }
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: "127.0.0.1", port: 0) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        let seen = NIOLockedValueBox<[Seen]>([])
+        let acceptLoop = Task {
+            await withDiscardingTaskGroup { group in
+                try? await server.executeThenClose { inbound in
+                    for try await connection in inbound {
+                        group.addTask { await serve(connection, expected: expected, seen: seen) }
+                    }
+                }
+                group.cancelAll()
+            }
+        }
+        return TestProxy(
+            port: server.channel.localAddress?.port ?? 0,
+            channel: server.channel,
+            acceptLoop: acceptLoop,
+            seen: seen
+        )
+    }
+
+    private init(port: Int, channel: any Channel, acceptLoop: Task<Void, Never>, seen: NIOLockedValueBox<[Seen]>) {
+        self.port = port
+        self.channel = channel
+        self.acceptLoop = acceptLoop
+        self.seen = seen
+    }
+
+    package func shutdown() async throws {
+        acceptLoop.cancel()
+        try await channel.close()
+    }
+
+    private static func serve(
+        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
+        expected: String?,
+        seen: NIOLockedValueBox<[Seen]>
+    ) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            var iterator = inbound.makeAsyncIterator()
+            var buffer = ByteBuffer()
+            var headEnd: Int?
+            while headEnd == nil {
+                guard var chunk = try await iterator.next(), buffer.readableBytes < 65_536 else { return }
+                buffer.writeBuffer(&chunk)
+                headEnd = buffer.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound
+            }
+            guard let headEnd, let head = buffer.readString(length: headEnd - buffer.readerIndex) else { return }
+            let lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            let requestLine = (lines.first ?? "").split(separator: " ").map(String.init)
+            guard requestLine.count == 3 else { return }
+            let (method, target) = (requestLine[0], requestLine[1])
+            let headers = lines.dropFirst().compactMap { line -> (String, String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (
+                    line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                )
+            }
+            let authorization = headers.first { $0.0 == "proxy-authorization" }?.1
+            func record(_ status: Int) {
+                seen.withLockedValue {
+                    $0.append(Seen(method: method, target: target, proxyAuthorization: authorization, status: status))
+                }
+            }
+            func answer(_ status: Int, _ reason: String, _ extra: String = "") async throws {
+                record(status)
+                try await outbound.write(
+                    ByteBuffer(
+                        string: "HTTP/1.1 \(status) \(reason)\r\n\(extra)Content-Length: 0\r\nConnection: close\r\n\r\n"
+                    )
+                )
+            }
+            if let expected, authorization != expected {
+                return try await answer(
+                    407,
+                    "Proxy Authentication Required",
+                    "Proxy-Authenticate: Basic realm=\"test proxy\"\r\n"
+                )
+            }
+            // Where to: `host:port` for CONNECT, the absolute URL's authority otherwise.
+            let authority: String
+            var forwardedHead: String?
+            if method == "CONNECT" {
+                authority = target
+            } else {
+                guard let url = URLComponents(string: target), let host = url.host else {
+                    return try await answer(400, "Bad Request")
+                }
+                authority = "\(host):\(url.port ?? 80)"
+                let path =
+                    (url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath)
+                    + (url.percentEncodedQuery.map { "?" + $0 } ?? "")
+                let kept = lines.dropFirst().filter { !$0.lowercased().hasPrefix("proxy-") }
+                forwardedHead = (["\(method) \(path) \(requestLine[2])"] + kept).joined(separator: "\r\n") + "\r\n\r\n"
+            }
+            guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]),
+                ["127.0.0.1", "localhost"].contains(String(authority[..<colon]))
+            else {
+                return try await answer(403, "Forbidden")
+            }
+            let upstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+            do {
+                upstream = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .connect(host: "127.0.0.1", port: port) { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        }
+                    }
+            } catch {
+                return try await answer(502, "Bad Gateway")
+            }
+            try await upstream.executeThenClose { upstreamInbound, upstreamOutbound in
+                if let forwardedHead {
+                    record(200)
+                    try await upstreamOutbound.write(ByteBuffer(string: forwardedHead))
+                } else {
+                    record(200)
+                    try await outbound.write(ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n"))
+                }
+                if buffer.readableBytes > 0 { try await upstreamOutbound.write(buffer) }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for try await chunk in upstreamInbound { try await outbound.write(chunk) }
+                    }
+                    while let chunk = try await iterator.next() { try await upstreamOutbound.write(chunk) }
+                    upstreamOutbound.finish()  // the client is done: so is the origin's side
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+        }
+    }
+}
