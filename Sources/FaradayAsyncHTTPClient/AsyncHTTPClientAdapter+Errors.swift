@@ -32,7 +32,7 @@ extension AsyncHTTPClientAdapter {
             case .bodyLengthMismatch:
                 return make(.invalidRequest, "The request body's length differs from its declared length.")
             case .proxyAuthenticationRequired:
-                let proxy = request.options.proxy?.proxy(for: request.url).map { " (\($0))" } ?? ""
+                let proxy = request.options.proxy?.proxy(for: request.url).map { " (\($0.address))" } ?? ""
                 return make(
                     .proxyAuthenticationRequired,
                     "The proxy\(proxy) answered 407 Proxy Authentication Required: it wants credentials, or other ones."

@@ -182,12 +182,21 @@ public final class AsyncHTTPClientAdapter: Adapter {
             pinned = pinnedHost
             verifier = ConnectionPinVerifier(pinned: pinnedHost, policy: policy)
         }
+        let proxy = options.proxy?.proxy(for: request.url)
+        if let proxy, proxy.kind == .socks5, proxy.username != nil {
+            throw FaradayError(
+                .unsupportedOption,
+                "AsyncHTTPClient connects to SOCKS5 proxies without authentication; the credentials for \(proxy.address) would be dropped.",
+                method: request.method,
+                url: request.url
+            )
+        }
         let key = ClientKey(
             connect: options.openTimeout ?? configuration.connectTimeout,
             read: options.readTimeout ?? configuration.readTimeout,
             write: options.writeTimeout ?? configuration.writeTimeout,
             pinned: pinned,
-            proxy: options.proxy?.proxy(for: request.url)
+            proxy: proxy
         )
         return (key, verifier)
     }

@@ -70,8 +70,8 @@ package final class TestProxy: Sendable {
     }
 
     package func shutdown() async throws {
+        channel.close(promise: nil)
         acceptLoop.cancel()
-        try await channel.close()
     }
 
     private static func serve(
@@ -133,8 +133,14 @@ package final class TestProxy: Sendable {
                 let path =
                     (url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath)
                     + (url.percentEncodedQuery.map { "?" + $0 } ?? "")
-                let kept = lines.dropFirst().filter { !$0.lowercased().hasPrefix("proxy-") }
-                forwardedHead = (["\(method) \(path) \(requestLine[2])"] + kept).joined(separator: "\r\n") + "\r\n\r\n"
+                // One request per connection, so that no later request reaches the origin unrewritten.
+                let kept = lines.dropFirst().filter {
+                    let name = $0.lowercased()
+                    return !name.hasPrefix("proxy-") && !name.hasPrefix("connection:")
+                }
+                forwardedHead =
+                    (["\(method) \(path) \(requestLine[2])"] + kept + ["Connection: close"]).joined(separator: "\r\n")
+                    + "\r\n\r\n"
             }
             guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]),
                 ["127.0.0.1", "localhost"].contains(String(authority[..<colon]))
@@ -161,13 +167,18 @@ package final class TestProxy: Sendable {
                     try await outbound.write(ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n"))
                 }
                 if buffer.readableBytes > 0 { try await upstreamOutbound.write(buffer) }
+                // Whichever side closes first, both are closed: a client sees the origin's close
+                // on its pooled connection, and the origin sees the client's.
+                let (client, origin) = (connection.channel, upstream.channel)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
+                        defer { client.close(promise: nil) }
                         for try await chunk in upstreamInbound { try await outbound.write(chunk) }
                     }
+                    defer { origin.close(promise: nil) }
                     while let chunk = try await iterator.next() { try await upstreamOutbound.write(chunk) }
-                    upstreamOutbound.finish()  // the client is done: so is the origin's side
-                    try await group.next()
+                    origin.close(promise: nil)
+                    try? await group.next()
                     group.cancelAll()
                 }
             }

@@ -9,6 +9,21 @@ extension AdapterConformance {
     /// through SOCKS5; URLSessionAdapter refuses a proxy before sending anything (FoundationNetworking
     /// never reads its proxy settings).
     @Suite(.timeLimit(.minutes(1))) struct ProxyTests {
+        /// Runs `body` with a proxy, shut down afterwards whatever happens.
+        private func withProxy(
+            credentials: (String, String)? = nil,
+            _ body: (TestProxy) async throws -> Void
+        ) async throws {
+            let proxy = try await TestProxy.start(credentials: credentials)
+            do {
+                try await body(proxy)
+            } catch {
+                try await proxy.shutdown()
+                throw error
+            }
+            try await proxy.shutdown()
+        }
+
         private func options(
             _ proxy: TestProxy,
             user: String? = nil,
@@ -26,73 +41,92 @@ extension AdapterConformance {
         }
 
         @Test func httpsGoesThroughATunnelWithTLSEndToEnd() async throws {
-            let proxy = try await TestProxy.start()
             let certificates = try TestCertificates.generate()
-            try await withConnection(.asyncHTTPClient, tls: certificates, trust: certificates, options: options(proxy))
-            {
-                connection,
-                server in
-                let echo = try await connection.get("echo").echo
-                #expect(echo.path == "/echo")
-                #expect(proxy.requests.map(\.method) == ["CONNECT"] && proxy.requests.first?.status == 200)
-                #expect(proxy.requests.first?.target.hasSuffix(":\(server.port)") == true)
+            try await withProxy { proxy in
+                try await withConnection(
+                    .asyncHTTPClient,
+                    tls: certificates,
+                    trust: certificates,
+                    options: options(proxy)
+                ) {
+                    connection,
+                    server in
+                    let echo = try await connection.get("echo").echo
+                    #expect(echo.path == "/echo")
+                    #expect(proxy.requests.map(\.method) == ["CONNECT"] && proxy.requests.first?.status == 200)
+                    #expect(proxy.requests.first?.target.hasSuffix(":\(server.port)") == true)
+                }
             }
-            try await proxy.shutdown()
         }
 
         @Test func plainHTTPIsTunnelledTooAndCredentialsGoToTheProxyOnly() async throws {
-            let proxy = try await TestProxy.start(credentials: ("me", "s3cret"))
-            try await withConnection(.asyncHTTPClient, options: options(proxy, user: "me", password: "s3cret")) {
-                connection,
-                _ in
-                let echo = try await connection.get("echo").echo
-                #expect(echo.value("proxy-authorization") == nil, "the origin never sees the proxy's credentials")
-                let seen = try #require(proxy.requests.first)
-                #expect(seen.method == "CONNECT" && seen.status == 200)
-                #expect(seen.proxyAuthorization == "Basic " + Data("me:s3cret".utf8).base64EncodedString())
+            try await withProxy(credentials: ("me", "s3cret")) { proxy in
+                try await withConnection(.asyncHTTPClient, options: options(proxy, user: "me", password: "s3cret")) {
+                    connection,
+                    _ in
+                    let echo = try await connection.get("echo").echo
+                    #expect(echo.value("proxy-authorization") == nil, "the origin never sees the proxy's credentials")
+                    _ = try await connection.get("echo").value  // the tunnel is reused
+                    let seen = try #require(proxy.requests.first)
+                    #expect(seen.method == "CONNECT" && seen.status == 200)
+                    #expect(seen.proxyAuthorization == "Basic " + Data("me:s3cret".utf8).base64EncodedString())
+                }
             }
-            try await proxy.shutdown()
         }
 
         @Test func a407IsATypedError() async throws {
-            let proxy = try await TestProxy.start(credentials: ("me", "s3cret"))
-            try await withConnection(.asyncHTTPClient, options: options(proxy, user: "me", password: "wrong")) {
-                connection,
-                server in
-                await #expect {
-                    try await connection.get("echo").value
-                } throws: { error in
-                    let error = error as? FaradayError
-                    return error?.code == .proxyAuthenticationRequired && error?.message.contains("wrong") == false
+            try await withProxy(credentials: ("me", "s3cret")) { proxy in
+                try await withConnection(.asyncHTTPClient, options: options(proxy, user: "me", password: "wrong")) {
+                    connection,
+                    server in
+                    await #expect {
+                        try await connection.get("echo").value
+                    } throws: { error in
+                        let error = error as? FaradayError
+                        return error?.code == .proxyAuthenticationRequired && error?.message.contains("wrong") == false
+                    }
+                    #expect(server.requestsReceived == 0)
+                    #expect(proxy.requests.map(\.status) == [407])
+                }
+            }
+        }
+
+        @Test func socksCredentialsAreRefusedRatherThanDropped() async throws {
+            var options = RequestOptions()
+            options.proxy = ProxyConfiguration(all: .http(host: "127.0.0.1", port: 1))
+            options.proxy?.https = nil
+            options.proxy?.http?.kind = .socks5
+            options.proxy?.http?.username = "me"
+            try await withConnection(.asyncHTTPClient, options: options) { connection, server in
+                await #expect { try await connection.get("echo").value } throws: {
+                    isFaradayError($0, .unsupportedOption)
                 }
                 #expect(server.requestsReceived == 0)
-                #expect(proxy.requests.map(\.status) == [407])
             }
-            try await proxy.shutdown()
         }
 
         @Test func noProxyHostsGoDirect() async throws {
-            let proxy = try await TestProxy.start()
-            try await withConnection(.asyncHTTPClient, options: options(proxy, noProxy: "127.0.0.1")) {
-                connection,
-                server in
-                _ = try await connection.get("echo").value
-                #expect(proxy.requests.isEmpty && server.requestsReceived == 1)
+            try await withProxy { proxy in
+                try await withConnection(.asyncHTTPClient, options: options(proxy, noProxy: "127.0.0.1")) {
+                    connection,
+                    server in
+                    _ = try await connection.get("echo").value
+                    #expect(proxy.requests.isEmpty && server.requestsReceived == 1)
+                }
             }
-            try await proxy.shutdown()
         }
 
         @Test func urlSessionRefusesAProxyBeforeSending() async throws {
-            let proxy = try await TestProxy.start()
-            try await withConnection(.urlSession, options: options(proxy)) { connection, server in
-                await #expect {
-                    try await connection.get("echo").value
-                } throws: { error in
-                    isFaradayError(error, .unsupportedOption)
+            try await withProxy { proxy in
+                try await withConnection(.urlSession, options: options(proxy)) { connection, server in
+                    await #expect {
+                        try await connection.get("echo").value
+                    } throws: { error in
+                        isFaradayError(error, .unsupportedOption)
+                    }
+                    #expect(proxy.requests.isEmpty && server.requestsReceived == 0)
                 }
-                #expect(proxy.requests.isEmpty && server.requestsReceived == 0)
             }
-            try await proxy.shutdown()
         }
     }
 }

@@ -29,8 +29,9 @@ public struct RequestOptions: Sendable {
     /// ``Authorization``, ``TokenRefresh``, endpoints' authentication and the connection's own
     /// credential headers leave out every request to another origin.
     public var credentialOrigins: [String] = []
-    /// The proxies requests go through (``ProxyConfiguration``); `nil` goes direct. Nothing is
-    /// read from the environment unless you set ``ProxyConfiguration/fromEnvironment(_:)`` here.
+    /// The proxies requests go through (``ProxyConfiguration``); `nil` goes direct. Faraday reads
+    /// nothing from the environment unless you set ``ProxyConfiguration/fromEnvironment(_:)``
+    /// here (``URLSessionAdapter`` is the exception: see <doc:Proxies>).
     public var proxy: ProxyConfiguration?
     private var extensions = Extensions()
 

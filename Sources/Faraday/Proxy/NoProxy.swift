@@ -9,7 +9,8 @@ import Foundation
 ///   ignored. A name never matches an IP address, nor the other way round (names are not
 ///   resolved).
 /// - An IP address (`10.1.2.3`, `::1`) or a CIDR range (`10.0.0.0/8`, `fd00::/8`): hosts that are
-///   that address or in that range.
+///   that address or in that range (`/0` is every address of the family, where curl reads it as
+///   an exact match).
 /// - With a port (`example.com:8080`, `[::1]:8443`, `10.0.0.0/8:80`, a Go and Python extension
 ///   curl does not have): the entry applies to that port only.
 public struct NoProxy: Sendable, Hashable, ExpressibleByStringLiteral {
@@ -41,6 +42,7 @@ public struct NoProxy: Sendable, Hashable, ExpressibleByStringLiteral {
         if matchesEverything { return true }
         var host = host.lowercased()
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if let zone = host.firstIndex(of: "%"), host.contains(":") { host = String(host[..<zone]) }  // fe80::1%en0
         while host.hasSuffix(".") { host.removeLast() }
         let address = Self.ipBytes(host)
         return entries.contains { entry in
@@ -58,19 +60,27 @@ public struct NoProxy: Sendable, Hashable, ExpressibleByStringLiteral {
         var port: Int?
         // A port: after `]` for a bracketed IPv6 address, else after the one colon of a name or IPv4.
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            let rest = text[text.index(after: close)...]
+            // `[::1]`, `[::1]:8443`, `[fd00::]/8`, `[fd00::]/8:443`
+            var rest = text[text.index(after: close)...]
+            var prefix = ""
+            if rest.hasPrefix("/") {
+                let end = rest.firstIndex(of: ":") ?? rest.endIndex
+                prefix = String(rest[..<end])
+                rest = rest[end...]
+            }
             if rest.hasPrefix(":") {
                 guard let number = Int(rest.dropFirst()) else { return nil }
                 port = number
-            } else if !rest.isEmpty, !rest.hasPrefix("/") {
+            } else if !rest.isEmpty {
                 return nil
             }
-            text = String(text[text.index(after: text.startIndex)..<close]) + (rest.hasPrefix("/") ? String(rest) : "")
+            text = String(text[text.index(after: text.startIndex)..<close]) + prefix
         } else if text.filter({ $0 == ":" }).count == 1, let colon = text.lastIndex(of: ":") {
             guard let number = Int(text[text.index(after: colon)...]) else { return nil }
             port = number
             text = String(text[..<colon])
         }
+        if let port, !(0...65535).contains(port) { return nil }
         let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
         if let bytes = ipBytes(parts.first ?? "") {
             let bits = bytes.count * 8

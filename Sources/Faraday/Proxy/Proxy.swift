@@ -26,7 +26,7 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
     public var password: String?
 
     /// An HTTP proxy, with Basic credentials when `username` is given.
-    public static func http(host: String, port: Int = 8080, username: String? = nil, password: String? = nil) -> Proxy {
+    public static func http(host: String, port: Int = 1080, username: String? = nil, password: String? = nil) -> Proxy {
         Proxy(kind: .http, host: host, port: port, username: username, password: password)
     }
 
@@ -36,14 +36,16 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A proxy from a URL as `http_proxy` and curl write it: `http://user:pass@proxy.local:3128`,
-    /// `proxy.local:3128` (HTTP assumed), `socks5://proxy.local:1080` or `socks5h://…`; the
-    /// default port is 1080 for SOCKS and 80 for HTTP, as curl's. `nil` for any other scheme
-    /// (`https://` proxies are not supported by the adapters) or a URL without a host.
+    /// `proxy.local:3128` (HTTP assumed), `http://[::1]:3128`, `socks5://proxy.local:1080` or
+    /// `socks5h://…` (both resolved by the proxy); without a port, 1080 as curl. `nil` for any other
+    /// scheme (`https://` proxies are not supported by the adapters), a URL without a host, a port
+    /// out of range, or credentials on a SOCKS proxy (SOCKS5 authentication is not supported: it
+    /// would be dropped silently).
     public init?(url text: String) {
         let text = text.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { return nil }
         let withScheme = text.contains("://") ? text : "http://" + text
-        guard let components = URLComponents(string: withScheme), let host = components.host, !host.isEmpty,
+        guard let components = URLComponents(string: withScheme), var host = components.host, !host.isEmpty,
             let scheme = components.scheme?.lowercased()
         else { return nil }
         switch scheme {
@@ -51,11 +53,15 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
         case "socks5", "socks5h": kind = .socks5
         default: return nil
         }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let port = components.port ?? 1080
+        guard (1...65535).contains(port) else { return nil }
+        // URLComponents has decoded the credentials already.
+        guard kind == .http || (components.user == nil && components.password == nil) else { return nil }
         self.host = host
-        self.port = components.port ?? (kind == .http ? 80 : 1080)
-        self.username = components.user?.removingPercentEncoding ?? components.user
-        self.password = components.password?.removingPercentEncoding ?? components.password
-        if kind == .socks5 { (username, password) = (nil, nil) }
+        self.port = port
+        self.username = components.user
+        self.password = components.password
     }
 
     private init(kind: Kind, host: String, port: Int, username: String?, password: String?) {
@@ -65,6 +71,25 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
     /// `http://user:***@proxy.local:3128`: the password never shows.
     public var description: String {
         let user = username.map { "\($0):\(password == nil ? "" : "***")@" } ?? ""
-        return "\(kind.rawValue)://\(user)\(host):\(port)"
+        return "\(kind.rawValue)://\(user)\(address)"
+    }
+
+    /// `proxy.local:3128`, `[::1]:3128`: where the proxy is, without credentials.
+    public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+extension Proxy: CustomDebugStringConvertible, CustomReflectable {
+    /// The ``description``: the password never shows.
+    public var debugDescription: String { description }
+
+    /// The fields with the password masked, for `dump` and debuggers.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "kind": kind, "host": host, "port": port, "username": username as Any,
+                "password": password == nil ? "nil" : "***",
+            ]
+        )
     }
 }

@@ -35,6 +35,10 @@ import Testing
         ("[::1]:8443", "::1", 443, false),
         ("10.0.0.0/33", "10.0.0.1", 80, false),  // an invalid entry matches nothing
         ("example.com:http", "example.com", 80, false),
+        ("[fd00::]/8:443", "fd00::5", 443, true),
+        ("[fd00::]/8:443", "fd00::5", 80, false),
+        ("fe80::/10", "[fe80::1%25en0]", 80, true),
+        ("example.com:70000", "example.com", 70000, false),
     ])
     func noProxyFollowsCurlsRules(_ list: String, _ host: String, _ port: Int, _ direct: Bool) {
         #expect(NoProxy(list).matches(host: host, port: port) == direct)
@@ -77,7 +81,9 @@ import Testing
                 Proxy.http(host: "proxy.local", port: 3128, username: "user", password: "p@ss")
             ),
             ("proxy.local:3128", .http(host: "proxy.local", port: 3128)),
-            ("proxy.local", .http(host: "proxy.local", port: 80)),
+            ("proxy.local", .http(host: "proxy.local", port: 1080)),
+            ("http://[::1]:3128", .http(host: "::1", port: 3128)),
+            ("http://u:a%2520b@p:1", .http(host: "p", port: 1, username: "u", password: "a%20b")),
             ("socks5://s.local", .socks5(host: "s.local", port: 1080)),
             ("SOCKS5H://s.local:9050", .socks5(host: "s.local", port: 9050)),
         ] as [(String, Proxy)]
@@ -86,7 +92,10 @@ import Testing
         #expect(Proxy(url: text) == proxy)
     }
 
-    @Test(arguments: ["https://secure-proxy:443", "ftp://x:21", "", "http://", "socks4://x:1080"])
+    @Test(arguments: [
+        "https://secure-proxy:443", "ftp://x:21", "", "http://", "socks4://x:1080", "socks5://u:p@s:1080",
+        "http://p:70000",
+    ])
     func unsupportedProxyURLsAreRefused(_ text: String) {
         #expect(Proxy(url: text) == nil)
     }
@@ -95,5 +104,14 @@ import Testing
         let proxy = Proxy.http(host: "proxy.local", port: 3128, username: "me", password: "hunter2")
         #expect(proxy.description == "http://me:***@proxy.local:3128")
         #expect(!"\(ProxyConfiguration(all: proxy))".contains("hunter2"))
+        var dumped = ""
+        dump(proxy, to: &dumped)
+        #expect(!dumped.contains("hunter2") && !String(reflecting: proxy).contains("hunter2"))
+        var options = RequestOptions()
+        options.proxy = ProxyConfiguration(all: proxy)
+        dumped = ""
+        dump(options, to: &dumped)
+        #expect(!dumped.contains("hunter2") && dumped.contains("***"))
+        #expect(Proxy.http(host: "::1", port: 3128).address == "[::1]:3128")
     }
 }

@@ -113,7 +113,7 @@ public final class URLSessionAdapter: Adapter {
             // platforms a proxy would need a session of its own per proxy, not built yet.
             throw FaradayError(
                 .unsupportedOption,
-                "URLSessionAdapter cannot send requests through a proxy (\(proxy)); use AsyncHTTPClientAdapter.",
+                "URLSessionAdapter cannot send requests through a proxy (\(proxy.address)); use AsyncHTTPClientAdapter.",
                 method: request.method,
                 url: request.url
             )
