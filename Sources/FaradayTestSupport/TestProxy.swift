@@ -159,11 +159,10 @@ package final class TestProxy: Sendable {
                 return try await answer(502, "Bad Gateway")
             }
             try await upstream.executeThenClose { upstreamInbound, upstreamOutbound in
+                record(200)
                 if let forwardedHead {
-                    record(200)
                     try await upstreamOutbound.write(ByteBuffer(string: forwardedHead))
                 } else {
-                    record(200)
                     try await outbound.write(ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n"))
                 }
                 if buffer.readableBytes > 0 { try await upstreamOutbound.write(buffer) }

@@ -115,7 +115,8 @@ public struct HTTPCache: Middleware {
                     handler.shared.revalidations.run(
                         key: key + "\n" + DiskCacheStore.describe(entry.varyingRequestHeaders)
                     ) {
-                        try? await fetch(background, key: key, entry: entry, generation: generation).drain()
+                        try? await fetch(background, requestControl, key: key, entry: entry, generation: generation)
+                            .drain()
                     }
                 }
                 return stale
@@ -128,16 +129,20 @@ public struct HTTPCache: Middleware {
             answer[CacheStatusKey.self] = .uncacheable
             return .buffered(answer)
         }
-        return try await fetch(env, key: key, entry: entry)
+        return try await fetch(env, requestControl, key: key, entry: entry)
     }
 
     private static let safeMethods: Set<HTTPRequest.Method> = [.get, .head, .options, .trace]
 
     /// Asks the server (conditionally when `entry` has a validator), and stores, updates or
     /// falls back to `entry` by its answer.
-    private func fetch(_ env: Env, key: String, entry: CacheEntry?, generation: Int? = nil) async throws -> Completions
-    {
-        let requestControl = CacheControl(env.request.headers, isRequest: true)
+    private func fetch(
+        _ env: Env,
+        _ requestControl: CacheControl,
+        key: String,
+        entry: CacheEntry?,
+        generation: Int? = nil
+    ) async throws -> Completions {
         let generation = generation ?? handler.shared.generation.withLock { $0 }
         var attempt = env
         if let entry, let conditional = CachePolicy.conditional(env.request, for: entry) {
@@ -166,7 +171,7 @@ public struct HTTPCache: Middleware {
             // §4.3.4: a 304 whose strong validator names another representation updates nothing.
             if let etag = response.headers[.eTag], !etag.hasPrefix("W/"), etag != entry.headers[.eTag] {
                 handler.store.removeEntries(for: key)
-                return try await fetch(env, key: key, entry: nil, generation: generation)
+                return try await fetch(env, requestControl, key: key, entry: nil, generation: generation)
             }
             let updated = CachePolicy.updated(
                 entry,
@@ -180,7 +185,8 @@ public struct HTTPCache: Middleware {
                 handler.store.store(updated, for: key)
             }
             if let revalidated = serve(updated, env, .revalidated, now: responseDate) { return revalidated }
-            return try await fetch(env, key: key, entry: nil, generation: generation)  // its body went missing
+            // Its body went missing meanwhile: ask again.
+            return try await fetch(env, requestControl, key: key, entry: nil, generation: generation)
         }
         if let entry, [500, 502, 503, 504].contains(response.status.code),
             handler.policy.mayServeOnError(entry, requestControl: requestControl, now: responseDate),
@@ -266,30 +272,6 @@ public struct HTTPCache: Middleware {
     }
 }
 
-/// What ``HTTPCache`` did for a call.
-public enum CacheStatus: String, Sendable, Hashable {
-    /// Answered from the store, fresh; the server was not asked.
-    case hit
-    /// Not in the store (or not usable): the server answered with a storable response, which is
-    /// stored when its body ends whole (and is not larger than ``HTTPCache/Handler/maximumBodySize``).
-    case miss
-    /// Stale in the store; the server answered `304 Not Modified` and the stored response was served.
-    case revalidated
-    /// Served stale: the request allowed it (`max-stale`), the server failed (`stale-if-error`), or
-    /// it is being revalidated in the background (`stale-while-revalidate`).
-    case stale
-    /// The server answered and the answer may not be stored (or the method is not cached).
-    case uncacheable
-}
-
-enum CacheStatusKey: EnvKey { typealias Value = CacheStatus }
-
-extension Env {
-    /// What ``HTTPCache`` did for this call; `nil` without the cache (or above it in the stack,
-    /// before it answered).
-    public var cacheStatus: CacheStatus? { self[CacheStatusKey.self] }
-}
-
 extension Completions {
     /// Says what the cache did, on the head (for the layers above that read it from `call`) and
     /// on every completion.
@@ -302,90 +284,5 @@ extension Completions {
     /// replaces (a 304, a failure it hides).
     fileprivate func drain() async throws {
         while try await next() != nil {}
-    }
-}
-
-/// Hands the bytes of a response body to a store's writer as they pass, up to a limit; the
-/// entry is committed when the body has ended whole and the call's final completion comes.
-private final class BodyRecorder: BodyTransform {
-    private struct State {
-        var written = 0
-        var isTooLarge = false
-        var isFinished = false
-        var isDone = false
-    }
-
-    private let writer: any CacheEntryWriter
-    private let limit: Int
-    private let state = Locked(State())
-
-    init(writer: any CacheEntryWriter, limit: Int) {
-        self.writer = writer
-        self.limit = limit
-    }
-
-    func transform(_ chunk: Data) throws(FaradayError) -> Data {
-        let keep = state.withLock { state -> Bool in
-            guard !state.isTooLarge, !state.isDone else { return false }
-            state.written += chunk.count
-            state.isTooLarge = state.written > limit
-            return !state.isTooLarge
-        }
-        if keep { writer.append(chunk) } else if state.withLock({ $0.isTooLarge }) { abandon() }
-        return chunk
-    }
-
-    func finish() throws(FaradayError) -> Data {
-        state.withLock { $0.isFinished = true }
-        return Data()
-    }
-
-    /// Commits `entry` when the whole body was written and `storing` holds; else abandons it.
-    func finishCall(storing entry: CacheEntry, if storing: Bool) {
-        let commit = state.withLock { state -> Bool? in
-            guard !state.isDone else { return nil }
-            state.isDone = true
-            return storing && state.isFinished && !state.isTooLarge
-        }
-        switch commit {
-        case true?: writer.commit(entry)
-        case false?: writer.abandon()
-        case nil: break
-        }
-    }
-
-    func abandon() {
-        guard
-            state.withLock({ state -> Bool in
-                defer { state.isDone = true }
-                return !state.isDone
-            })
-        else { return }
-        writer.abandon()
-    }
-}
-
-/// Tasks a middleware starts in the background, at most one per key, and a way to wait for them.
-final class BackgroundTasks: Sendable {
-    private let tasks = Locked([String: Task<Void, Never>]())
-
-    /// Runs `work` unless work for `key` is under way.
-    func run(key: String, _ work: @escaping @Sendable () async -> Void) {
-        // Made under the lock, so that the task's own removal comes after its insertion.
-        tasks.withLock { tasks in
-            guard tasks[key] == nil else { return }
-            tasks[key] = Task {
-                await work()
-                self.tasks.withLock { _ = $0.removeValue(forKey: key) }
-            }
-        }
-    }
-
-    func cancelAll() {
-        for task in tasks.withLock({ $0.values }) { task.cancel() }
-    }
-
-    func waitForAll() async {
-        while let task = tasks.withLock({ $0.first?.value }) { await task.value }
     }
 }
