@@ -275,7 +275,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
             base: configuration.tlsConfiguration
         )
         let streams = request.options.streaming != nil
-        let delegate = ResponseDelegate(streams: streams, maxBufferedBodySize: request.options.maxBufferedBodySize)
+        let delegate = ResponseDelegate(streams: streams, request: request, progress: env.progress)
         let deadline = request.options.timeout.map { NIODeadline.now() + TimeAmount($0) }
 
         try env.cancellation.check()

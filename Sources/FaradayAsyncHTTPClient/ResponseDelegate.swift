@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Faraday
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 
@@ -9,7 +10,8 @@ import NIOHTTP1
 /// The head is handed over once; then each body part is either appended to a bounded buffer
 /// (buffered mode) or handed to the consumer one at a time (streamed mode): AsyncHTTPClient reads
 /// the next part only once the consumer has taken the previous one, so memory stays bounded and a
-/// slow consumer slows the socket.
+/// slow consumer slows the socket. Bytes sent and received are reported to the call's progress
+/// observers as they pass.
 final class ResponseDelegate: HTTPClientResponseDelegate {
     typealias Response = Void
 
@@ -28,15 +30,25 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
         var partWaiter: CheckedContinuation<ByteBuffer?, any Error>?
         var isFinished = false
         var failure: (any Error)?
+        var sent: Int64 = 0
+        var received: Int64 = 0
+        var expected: Int64?
     }
 
     private let state = Locked(State())
     private let streams: Bool
     private let maxBufferedBodySize: Int
+    private let progress: TransferProgressReporter
+    /// The request body's length, when known.
+    private let uploadLength: Int64?
+    private let method: HTTPRequest.Method
 
-    init(streams: Bool, maxBufferedBodySize: Int) {
+    init(streams: Bool, request: Request, progress: TransferProgressReporter) {
         self.streams = streams
-        self.maxBufferedBodySize = maxBufferedBodySize
+        self.maxBufferedBodySize = request.options.maxBufferedBodySize
+        self.progress = progress
+        self.uploadLength = request.body.length.map(Int64.init)
+        self.method = request.method
     }
 
     // MARK: Consumer side
@@ -77,9 +89,24 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
 
     // MARK: AsyncHTTPClient side
 
+    func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
+        let sent = state.withLock { state in
+            state.sent += Int64(part.readableBytes)
+            return state.sent
+        }
+        progress.sent(sent, of: uploadLength)
+    }
+
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let expected = TransferProgressReporter.expectedBodyLength(
+            method: method,
+            status: Int(head.status.code),
+            contentLength: head.headers.first(name: "content-length")
+        )
+        progress.received(0, of: expected)
         let waiter = state.withLock { state -> CheckedContinuation<Head, any Error>? in
             state.head = head
+            state.expected = expected
             guard streams else { return nil }
             defer { state.headWaiter = nil }
             return state.headWaiter
@@ -89,6 +116,11 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let (received, expected) = state.withLock { state in
+            state.received += Int64(buffer.readableBytes)
+            return (state.received, state.expected)
+        }
+        progress.received(received, of: expected)
         guard streams else {
             let fits = state.withLock { state -> Bool in
                 guard state.buffered.readableBytes + buffer.readableBytes <= maxBufferedBodySize else { return false }

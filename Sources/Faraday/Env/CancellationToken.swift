@@ -1,13 +1,24 @@
 /// Cancellation shared by every layer of one call: the user's handle, the middleware and the adapter.
 ///
 /// Adapters register a handler that stops their transfer; ``cancel()`` runs every handler once.
-/// Copies of a token are the same token.
+/// Copies of a token are the same token. The token also carries the call's progress observers
+/// (``Env/progress``), since it is the one thing every env of a call and the handle share.
 public struct CancellationToken: @unchecked Sendable {
     // `@unchecked Sendable`: copies share `state`, which is only touched under its lock.
     private struct State {
         var isCancelled = false
         var nextID = 0
         var handlers: [Int: @Sendable () -> Void] = [:]
+        var progress = Progress.unobserved
+    }
+
+    /// The progress observers of the call.
+    private enum Progress {
+        /// Nobody observes, and no attempt shares them yet: reports cost nothing more.
+        case unobserved
+        case observed(ProgressHub)
+        /// The call has ended, and nobody observed it.
+        case ended
     }
 
     private let state: LockedBuffer<State>
@@ -74,7 +85,51 @@ public struct CancellationToken: @unchecked Sendable {
     func child() -> CancellationToken {
         let child = CancellationToken()
         onCancel { child.cancel() }
+        // The attempt's adapter reports to the call's observers, those that come later included.
+        let progress = state.withLock { state -> Progress in
+            if case .unobserved = state.progress { state.progress = .observed(ProgressHub()) }
+            return state.progress
+        }
+        child.state.withLock { $0.progress = progress }
         return child
+    }
+
+    // MARK: Progress
+
+    /// The observers reports go to; `nil` when nobody observes.
+    var progressHub: ProgressHub? {
+        state.withLock { state in
+            if case .observed(let hub) = state.progress { return hub }
+            return nil
+        }
+    }
+
+    /// The values of `direction` from now on; a sequence that ends at once when the call has ended
+    /// without anyone observing it.
+    func subscribeToProgress(_ direction: ProgressHub.Direction) -> AsyncStream<TransferProgress> {
+        let hub = state.withLock { state -> ProgressHub? in
+            switch state.progress {
+            case .observed(let hub): return hub
+            case .ended: return nil
+            case .unobserved:
+                let hub = ProgressHub()
+                state.progress = .observed(hub)
+                return hub
+            }
+        }
+        guard let hub else { return AsyncStream { $0.finish() } }
+        return hub.subscribe(direction)
+    }
+
+    /// Ends the progress sequences of the call.
+    func endProgress(success: Bool) {
+        let hub = state.withLock { state -> ProgressHub? in
+            // An ended hub stays: an observer that comes later gets its last values.
+            if case .observed(let hub) = state.progress { return hub }
+            state.progress = .ended
+            return nil
+        }
+        hub?.finish(success: success)
     }
 
     /// Throws ``FaradayError/Code/cancelled`` if this token or the current task is cancelled.

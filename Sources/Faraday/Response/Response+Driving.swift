@@ -180,6 +180,7 @@ extension Response {
             return state.takeWaiting()
         }
         guard let taken else { return }
+        cancellation.endProgress(success: env.error == nil)
         if let error = env.error {
             for waiter in taken.headWaiters { waiter(.failure(error)) }
         }

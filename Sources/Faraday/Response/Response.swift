@@ -57,6 +57,7 @@ public final class Response: Sendable {
         env.error = failure.attaching(request)
         env.phase = .final
         self.state = Locked(CallState(phase: .finished(env)))
+        cancellation.endProgress(success: false)
     }
 
     deinit {

@@ -50,6 +50,16 @@ extension URLSessionAdapter {
         func urlSession(
             _ session: URLSession,
             task: URLSessionTask,
+            didSendBodyData bytesSent: Int64,
+            totalBytesSent: Int64,
+            totalBytesExpectedToSend: Int64
+        ) {
+            bridge(task)?.didSend(totalBytesSent)
+        }
+
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
             willPerformHTTPRedirection response: HTTPURLResponse,
             newRequest request: URLRequest,
             completionHandler: @escaping @Sendable (URLRequest?) -> Void

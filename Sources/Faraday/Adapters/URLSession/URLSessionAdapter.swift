@@ -136,11 +136,11 @@ public final class URLSessionAdapter: Adapter {
         let bridge: URLSessionTaskBridge
         if let bytes = request.body.bytesInMemory {
             if !bytes.isEmpty { urlRequest.httpBody = bytes }
-            bridge = URLSessionTaskBridge(options: options, temporaryFile: nil)
+            bridge = URLSessionTaskBridge(env: env, temporaryFile: nil)
             task = session(for: request).dataTask(with: urlRequest)
         } else {
             let file = try await Self.spool(request)
-            bridge = URLSessionTaskBridge(options: options, temporaryFile: file)
+            bridge = URLSessionTaskBridge(env: env, temporaryFile: file)
             task = session(for: request).uploadTask(with: urlRequest, fromFile: file)
         }
         bridge.attach(task)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -33,6 +34,8 @@ final class URLSessionTaskBridge: Sendable {
         var isFinished = false
         var failure: (any Error)?
         var lastActivity = ContinuousClock.now
+        var received: Int64 = 0
+        var expected: Int64?
     }
 
     private let state = Locked(State())
@@ -43,8 +46,16 @@ final class URLSessionTaskBridge: Sendable {
     let pinning: PinningPolicy?
     /// A file to delete when the task ends (a spooled upload).
     let temporaryFile: URL?
+    private let progress: TransferProgressReporter
+    private let method: HTTPRequest.Method
+    /// The request body's length, when known.
+    private let uploadLength: Int64?
 
-    init(options: RequestOptions, temporaryFile: URL?) {
+    init(env: Env, temporaryFile: URL?) {
+        let options = env.request.options
+        self.progress = env.progress
+        self.method = env.request.method
+        self.uploadLength = env.request.body.length.map(Int64.init)
         self.streams = options.streaming != nil
         self.maxBufferedBodySize = options.maxBufferedBodySize
         self.tls = options.tls
@@ -118,9 +129,20 @@ final class URLSessionTaskBridge: Sendable {
 
     // MARK: Delegate side
 
+    func didSend(_ totalBytesSent: Int64) {
+        progress.sent(totalBytesSent, of: uploadLength)
+    }
+
     func didReceive(response: HTTPURLResponse) {
+        let expected = TransferProgressReporter.expectedBodyLength(
+            method: method,
+            status: response.statusCode,
+            contentLength: response.value(forHTTPHeaderField: "Content-Length")
+        )
+        progress.received(0, of: expected)
         let waiter = state.withLock { state -> CheckedContinuation<Head, any Error>? in
             state.response = response
+            state.expected = expected
             state.lastActivity = .now
             guard streams else { return nil }
             defer { state.headWaiter = nil }
@@ -132,6 +154,11 @@ final class URLSessionTaskBridge: Sendable {
     /// Takes a body part; returns `false` when the buffered body, or the queue of a stream whose
     /// consumer fell behind, would exceed `maxBufferedBodySize`.
     func didReceive(data: Data) -> Bool {
+        let (received, expected) = state.withLock { state in
+            state.received += Int64(data.count)
+            return (state.received, state.expected)
+        }
+        progress.received(received, of: expected)
         guard streams else {
             return state.withLock { state in
                 state.lastActivity = .now
