@@ -139,6 +139,7 @@ let package = Package(
         example("Quickstart", ["Faraday", "FaradayTestSupport"]),
         example("HALBrowser", ["Faraday", "FaradayHAL", "FaradayTestSupport"]),
         example("StreamingExample", folder: "Streaming", ["Faraday", "FaradayTestSupport"]),
+        example("Download", ["Faraday", "FaradayTestSupport"]),
         example("CustomMiddleware", ["Faraday", "FaradayTestSupport"]),
         example("TypedEndpoints", ["Faraday", "FaradayTestSupport"]),
         example("SynchronousUse", ["Faraday", "FaradayTestSupport"]),

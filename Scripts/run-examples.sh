@@ -3,7 +3,7 @@
 # the machine) and must exit 0. Prints each one's output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-examples=(Quickstart CustomMiddleware RequestSigning StreamingExample HALBrowser TypedEndpoints SynchronousUse TestingWithStubs)
+examples=(Quickstart CustomMiddleware RequestSigning StreamingExample Download HALBrowser TypedEndpoints SynchronousUse TestingWithStubs)
 swift build
 for example in "${examples[@]}"; do
     echo "== swift run $example"

@@ -40,7 +40,7 @@ extension AsyncHTTPClientAdapter {
             case .invalidProxyResponse:
                 return make(
                     .connectionFailed,
-                    "The proxy refused to open a tunnel to the origin (an answer other than 2xx to CONNECT)."
+                    "The proxy refused to open a tunnel to the origin (an answer other than 2xx or 407 to CONNECT; tinyproxy answers 401 to wrong credentials, AsyncHTTPClient does not say which)."
                 )
             case .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
                 return make(.connectTimeout, "The proxy did not answer in time.")

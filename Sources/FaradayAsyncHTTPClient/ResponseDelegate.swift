@@ -25,8 +25,9 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
         var headWaiter: CheckedContinuation<Head, any Error>?
         var head: HTTPResponseHead?
         var buffered = ByteBuffer()
-        /// A part the consumer has not taken yet, and the promise that lets AsyncHTTPClient read on.
-        var pending: (ByteBuffer, EventLoopPromise<Void>)?
+        /// A part the consumer has not taken yet, and the promise that lets AsyncHTTPClient read on
+        /// (completed already when the transfer failed).
+        var pending: (ByteBuffer, EventLoopPromise<Void>?)?
         var partWaiter: CheckedContinuation<ByteBuffer?, any Error>?
         var isFinished = false
         var failure: (any Error)?
@@ -148,18 +149,20 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        let (headWaiter, partWaiter, pending) = state.withLock { state in
+        let (headWaiter, partWaiter, promise) = state.withLock { state in
             state.failure = state.failure ?? error
             defer {
                 state.headWaiter = nil
                 state.partWaiter = nil
-                state.pending = nil
             }
-            return (state.headWaiter, state.partWaiter, state.pending)
+            // A part that arrived before the error is still handed over, then the error.
+            let promise = state.pending?.1
+            state.pending?.1 = nil
+            return (state.headWaiter, state.partWaiter, promise)
         }
         headWaiter?.resume(throwing: error)
         partWaiter?.resume(throwing: error)
-        pending?.1.fail(error)
+        promise?.fail(error)
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {

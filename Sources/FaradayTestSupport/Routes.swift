@@ -7,6 +7,7 @@ enum Next { case keepAlive, close }
 
 /// The routes of ``TestServer``; see the list in `TestServer+Routes.md` terms below.
 ///
+/// - `/download/<size>`: a file with ranges, validators and cuts (see `DownloadRoutes`).
 /// - `/echo` (any method): JSON with the method, URI, path, query, headers in order, body and its
 ///   length; for HEAD, the headers as JSON in the `X-Received-Headers` response header.
 /// - `/echo/body`: the request body back, verbatim; `/echo/<anything else>` as `/echo`.
@@ -233,6 +234,7 @@ enum Routes {
         case ("challenge", let scheme?): try await ServerLikeRoutes.challenge(scheme, request, writer)
         case ("cookies", "set"?): try await ServerLikeRoutes.cookies(writer)
         case ("cached", nil): try await ServerLikeRoutes.cached(request, writer)
+        case ("download", let size?): return try await DownloadRoutes.download(Int(size) ?? 0, request, writer)
         case ("hal", _): try await HALRoutes.respond(to: request, with: writer)
         default:
             try await writer.respond(404, text: "no route for \(request.path)")

@@ -8,8 +8,15 @@ import NIOPosix
 /// absolute-form request (`GET http://host:port/path`) is forwarded in origin form without
 /// `Proxy-Authorization`, and with `credentials` a request without the matching
 /// `Proxy-Authorization: Basic` gets `407` with `Proxy-Authenticate`. It reaches 127.0.0.1 and
-/// `localhost` only (`403` for anything else), and records what passed through it.
+/// `localhost` only (`403` for anything else), and records what passed through it. As a SOCKS5
+/// proxy (RFC 1928, no authentication) it opens a tunnel for a `CONNECT` command to an IPv4
+/// address or a name, recorded with the method `SOCKS5`.
 package final class TestProxy: Sendable {
+    /// The protocol the proxy speaks.
+    package enum Kind: Sendable {
+        case http, socks5
+    }
+
     /// One request the proxy received.
     package struct Seen: Sendable, Equatable {
         /// `CONNECT`, `GET`…
@@ -33,8 +40,8 @@ package final class TestProxy: Sendable {
     /// `http://127.0.0.1:port`.
     package var url: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts a proxy; with `credentials` (user, password) it demands them.
-    package static func start(credentials: (String, String)? = nil) async throws -> TestProxy {
+    /// Starts a proxy; with `credentials` (user, password) an HTTP proxy demands them.
+    package static func start(credentials: (String, String)? = nil, kind: Kind = .http) async throws -> TestProxy {
         let expected = credentials.map { "Basic " + Data("\($0.0):\($0.1)".utf8).base64EncodedString() }
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -48,7 +55,12 @@ package final class TestProxy: Sendable {
             await withDiscardingTaskGroup { group in
                 try? await server.executeThenClose { inbound in
                     for try await connection in inbound {
-                        group.addTask { await serve(connection, expected: expected, seen: seen) }
+                        group.addTask {
+                            switch kind {
+                            case .http: await serve(connection, expected: expected, seen: seen)
+                            case .socks5: await serveSOCKS5(connection, seen: seen)
+                            }
+                        }
                     }
                 }
                 group.cancelAll()
@@ -147,39 +159,119 @@ package final class TestProxy: Sendable {
             else {
                 return try await answer(403, "Forbidden")
             }
-            let upstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-            do {
-                upstream = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                    .connect(host: "127.0.0.1", port: port) { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                        }
-                    }
-            } catch {
-                return try await answer(502, "Bad Gateway")
+            try await relay(connection, outbound, iterator, buffer, to: port) { opened in
+                record(opened ? 200 : 502)
+                guard opened else {
+                    try await outbound.write(
+                        ByteBuffer(string: "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    )
+                    return nil
+                }
+                if let forwardedHead { return ByteBuffer(string: forwardedHead) }
+                try await outbound.write(ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n"))
+                return nil
             }
-            try await upstream.executeThenClose { upstreamInbound, upstreamOutbound in
-                record(200)
-                if let forwardedHead {
-                    try await upstreamOutbound.write(ByteBuffer(string: forwardedHead))
-                } else {
-                    try await outbound.write(ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n"))
-                }
-                if buffer.readableBytes > 0 { try await upstreamOutbound.write(buffer) }
-                // Whichever side closes first, both are closed: a client sees the origin's close
-                // on its pooled connection, and the origin sees the client's.
-                let (client, origin) = (connection.channel, upstream.channel)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        defer { client.close(promise: nil) }
-                        for try await chunk in upstreamInbound { try await outbound.write(chunk) }
+        }
+    }
+
+    /// Connects to 127.0.0.1:`port`, tells the client through `open` (which returns bytes to send
+    /// the origin first, if any), then copies bytes both ways until either side closes, closing both.
+    private static func relay(
+        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
+        _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        _ iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
+        _ leftover: ByteBuffer,
+        to port: Int,
+        open: (Bool) async throws -> ByteBuffer?
+    ) async throws {
+        let upstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            upstream = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
-                    defer { origin.close(promise: nil) }
-                    while let chunk = try await iterator.next() { try await upstreamOutbound.write(chunk) }
-                    origin.close(promise: nil)
-                    try? await group.next()
-                    group.cancelAll()
                 }
+        } catch {
+            _ = try await open(false)
+            return
+        }
+        var clientBytes = iterator
+        try await upstream.executeThenClose { upstreamInbound, upstreamOutbound in
+            if let first = try await open(true) { try await upstreamOutbound.write(first) }
+            if leftover.readableBytes > 0 { try await upstreamOutbound.write(leftover) }
+            // Whichever side closes first, both are closed: a client sees the origin's close
+            // on its pooled connection, and the origin sees the client's.
+            let (client, origin) = (connection.channel, upstream.channel)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    defer { client.close(promise: nil) }
+                    for try await chunk in upstreamInbound { try await outbound.write(chunk) }
+                }
+                defer { origin.close(promise: nil) }
+                while let chunk = try await clientBytes.next() { try await upstreamOutbound.write(chunk) }
+                origin.close(promise: nil)
+                try? await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// A SOCKS5 handshake without authentication, then a tunnel for the `CONNECT` command.
+    private static func serveSOCKS5(
+        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
+        seen: NIOLockedValueBox<[Seen]>
+    ) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            var iterator = inbound.makeAsyncIterator()
+            var buffer = ByteBuffer()
+            func need(_ count: Int) async throws -> Bool {
+                while buffer.readableBytes < count {
+                    guard var chunk = try await iterator.next() else { return false }
+                    buffer.writeBuffer(&chunk)
+                }
+                return true
+            }
+            // Greeting: version 5, the methods offered; "no authentication" (0) is chosen.
+            guard try await need(2), buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) == 5,
+                let methods = buffer.getInteger(at: buffer.readerIndex + 1, as: UInt8.self),
+                try await need(2 + Int(methods))
+            else { return }
+            let offered = buffer.readBytes(length: 2 + Int(methods))?.dropFirst(2) ?? []
+            guard offered.contains(0) else {
+                return try await outbound.write(ByteBuffer(bytes: [5, 0xFF]))
+            }
+            try await outbound.write(ByteBuffer(bytes: [5, 0]))
+            // Request: version, command, reserved, address type, address, port.
+            guard try await need(5), let header = buffer.getBytes(at: buffer.readerIndex, length: 5), header[0] == 5
+            else { return }
+            let addressLength: Int
+            switch header[3] {
+            case 1: addressLength = 4
+            case 3: addressLength = 1 + Int(header[4])
+            default:
+                return try await outbound.write(ByteBuffer(bytes: [5, 8, 0, 1, 0, 0, 0, 0, 0, 0]))  // type not supported
+            }
+            guard try await need(4 + addressLength + 2), let request = buffer.readBytes(length: 4 + addressLength + 2)
+            else { return }
+            let address = Array(request[4..<(4 + addressLength)])
+            let host =
+                header[3] == 1
+                ? address.map(String.init).joined(separator: ".") : String(decoding: address.dropFirst(), as: UTF8.self)
+            let port = Int(request[4 + addressLength]) << 8 | Int(request[5 + addressLength])
+            func reply(_ code: UInt8) async throws {
+                seen.withLockedValue {
+                    $0.append(
+                        Seen(method: "SOCKS5", target: "\(host):\(port)", proxyAuthorization: nil, status: Int(code))
+                    )
+                }
+                try await outbound.write(ByteBuffer(bytes: [5, code, 0, 1, 0, 0, 0, 0, 0, 0]))
+            }
+            guard header[1] == 1 else { return try await reply(7) }  // command not supported
+            guard ["127.0.0.1", "localhost"].contains(host) else { return try await reply(2) }  // not allowed
+            try await relay(connection, outbound, iterator, buffer, to: port) { opened in
+                try await reply(opened ? 0 : 5)  // succeeded, or connection refused
+                return nil
             }
         }
     }

@@ -46,6 +46,11 @@ public final class TestServer: Sendable {
         counters.flakyBodies.withLockedValue { $0["cached-" + key] ?? [] }
     }
 
+    /// The `Range` of each request to `/download/…?key=K` so far, in order (`"whole"` without one).
+    public func downloadRequests(key: String) -> [String] {
+        counters.flakyBodies.withLockedValue { $0["download-" + key] ?? [] }
+    }
+
     /// Starts a server; with `tls`, it speaks HTTPS with those certificates. With
     /// `clientAuthentication` it refuses TLS clients without a certificate issued by their CA;
     /// `maximumTLSVersion` caps the protocol version it speaks.

@@ -12,9 +12,10 @@ extension AdapterConformance {
         /// Runs `body` with a proxy, shut down afterwards whatever happens.
         private func withProxy(
             credentials: (String, String)? = nil,
+            kind: TestProxy.Kind = .http,
             _ body: (TestProxy) async throws -> Void
         ) async throws {
-            let proxy = try await TestProxy.start(credentials: credentials)
+            let proxy = try await TestProxy.start(credentials: credentials, kind: kind)
             do {
                 try await body(proxy)
             } catch {
@@ -87,6 +88,54 @@ extension AdapterConformance {
                     }
                     #expect(server.requestsReceived == 0)
                     #expect(proxy.requests.map(\.status) == [407])
+                }
+            }
+        }
+
+        @Test(arguments: [false, true])
+        func socks5TunnelsHTTPAndHTTPS(_ overTLS: Bool) async throws {
+            let certificates = overTLS ? try TestCertificates.generate() : nil
+            try await withProxy(kind: .socks5) { proxy in
+                var options = RequestOptions()
+                options.proxy = ProxyConfiguration(all: .socks5(host: "127.0.0.1", port: proxy.port))
+                try await withConnection(.asyncHTTPClient, tls: certificates, trust: certificates, options: options) {
+                    connection,
+                    server in
+                    let echo = try await connection.get("echo").echo
+                    #expect(echo.path == "/echo")
+                    let seen = try #require(proxy.requests.first)
+                    #expect(seen.method == "SOCKS5" && seen.status == 0 && seen.target.hasSuffix(":\(server.port)"))
+                }
+            }
+        }
+
+        /// Pins are checked against the origin's certificate at the end of the tunnel, as without
+        /// a proxy: the right pin passes, a wrong one fails before a request reaches the origin.
+        @Test(arguments: [true, false])
+        func pinsAreCheckedEndToEndThroughATunnel(_ rightPin: Bool) async throws {
+            let certificates = try TestCertificates.generate()
+            let other = try TestCertificates.generate()
+            let pinned = rightPin ? certificates : other
+            let pin = CertificatePin.certificate(try TLSCertificate(der: pinned.serverCertificateDER))
+            let pinning = CertificatePinning.Handler(PinningPolicy([.pin("localhost", [pin], scope: .leaf)]))
+            try await withProxy { proxy in
+                try await withConnection(
+                    .asyncHTTPClient,
+                    tls: certificates,
+                    trust: certificates,
+                    options: options(proxy),
+                    handlers: [pinning]
+                ) { connection, server in
+                    if rightPin {
+                        let env = try await connection.get("echo").value
+                        #expect(env.status == .ok)
+                    } else {
+                        await #expect { try await connection.get("echo").value } throws: {
+                            isFaradayError($0, .tlsFailure)
+                        }
+                        #expect(server.requestsReceived == 0)
+                    }
+                    #expect(proxy.requests.first?.method == "CONNECT")
                 }
             }
         }

@@ -10,10 +10,13 @@ import Testing
         var uploads: [(Int64, Int64?)] = []
         var downloads: [(Int64, Int64?)] = []
         var fails = false
+        /// Holds the answer back until it ends.
+        var gate: AsyncStream<Void>?
 
         func call(_ env: Env) async throws -> Completions {
             for (sent, total) in uploads { env.progress.sent(sent, of: total) }
             for (received, total) in downloads { env.progress.received(received, of: total) }
+            if let gate { for await _ in gate {} }
             if fails { throw FaradayError(.connectionFailed, "cut") }
             var completion = env
             completion.response = ResponseData(status: .ok)
@@ -57,6 +60,19 @@ import Testing
         let values = try await values(ReportingAdapter(downloads: steps))
         #expect(values.count == 128)
         #expect(values.last == TransferProgress(completedBytes: 1000, totalBytes: 1000))
+    }
+
+    /// A transfer that stalls right after a value the throttle held back: the observer still
+    /// gets it, when the interval is over (without that, this test would hang).
+    @Test(.timeLimit(.minutes(1))) func aHeldBackValueIsPassedOnWhenTheTransferStalls() async throws {
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let adapter = ReportingAdapter(downloads: [(0, nil), (5, nil)], gate: gate)
+        let connection = try Connection(url: "https://example.test") { $0.adapter = adapter }
+        let response = connection.get("file")
+        let progress = response.downloadProgress
+        let call = Task { try await response.value }
+        for await value in progress where value.completedBytes == 5 { open.finish() }
+        _ = try await call.value
     }
 
     @Test func aNewAttemptCountsFromZeroAgain() async throws {

@@ -65,7 +65,7 @@ public final class Connection: Sendable {
     /// The defaults of every request (URL, headers, params, options), under their lock.
     let defaults: Locked<Defaults>
     private let stack: Locked<Stack>
-    private let background = BackgroundCalls()
+    let background = BackgroundCalls()
 
     /// Creates a connection with no middleware, on the default adapter (``URLSessionAdapter``,
     /// unless ``use(handler:)`` installs another); `Connection()` then `connection.url = …` as
@@ -228,76 +228,6 @@ public final class Connection: Sendable {
             let built = try stack.builder.build()
             stack.built = built
             return built
-        }
-    }
-
-    // MARK: Requests
-
-    /// Starts a request with any method and returns its handle.
-    ///
-    /// - Parameters:
-    ///   - method: the method.
-    ///   - path: a path relative to ``url``, or a full http(s) URL; it may carry a query.
-    ///   - resolution: how a leading `/` combines with the base path.
-    ///   - params: query parameters, over the connection's and the path's.
-    ///   - headers: headers, over the connection's.
-    ///   - body: the request body.
-    ///   - streaming: how to stream the response (one completion per frame), as
-    ///     ``RequestOptions/streaming``; `nil` keeps the connection's choice (buffered by default).
-    ///   - configure: changes the request once it is built.
-    @discardableResult
-    public func run(
-        method: HTTPRequest.Method,
-        _ path: String = "",
-        resolution: PathResolution = .underBasePath,
-        params: Params = Params(),
-        headers: HTTPFields = HTTPFields(),
-        body: RequestBody = .empty,
-        streaming: Streaming? = nil,
-        configure: ((inout Request) throws -> Void)? = nil
-    ) -> Response {
-        var request = Request(method: method, url: Self.placeholderURL)  // replaced when the request is built
-        do {
-            request = try makeRequest(
-                method: method,
-                path,
-                resolution: resolution,
-                params: params,
-                headers: headers,
-                body: body
-            )
-            if let streaming { request.options.streaming = streaming }
-            try configure?(&request)
-        } catch {
-            return Response(request: request, failure: FaradayError.wrapping(error, request: request))
-        }
-        return run(request)
-    }
-
-    /// Sends a request you built (with ``makeRequest(method:_:resolution:params:headers:body:)`` or
-    /// by hand) through the stack, and returns its handle. The connection's defaults are not
-    /// applied again; its credential headers are taken out of a request that goes to another
-    /// origin (``RequestOptions/credentialOrigins``).
-    @discardableResult
-    public func run(_ request: Request) -> Response {
-        if let failure = request.pathFailure { return Response(request: request, failure: failure) }
-        var request = request
-        let (origin, defaultHeaders) = defaults.withLock { ($0.origin, $0.headers) }  // one lock a request
-        // A request built by hand is bound to the connection's origin too.
-        if request.options.credentialOrigins.isEmpty { request.options.credentialOrigins = origin }
-        // Again after `configure` and endpoints had their say on the URL and its origins.
-        request.dropDefaultCredentials(defaultHeaders)
-        let stack: BuiltStack
-        do {
-            stack = try builtStack()
-        } catch {
-            return Response(request: request, failure: error.attaching(request))
-        }
-        let cancellation = CancellationToken()
-        var env = Env(request: request, cancellation: cancellation)
-        env.bodyEncoders = stack.encoders
-        return Response(request: request, cancellation: cancellation, background: background) {
-            [env] in try await stack.app.call(env)
         }
     }
 }

@@ -82,10 +82,13 @@ public struct CancellationToken: @unchecked Sendable {
     }
 
     /// A token cancelled with this one, that can also be cancelled alone.
-    func child() -> CancellationToken {
+    ///
+    /// Unless `sharesProgress` is `false`, the attempt's adapter reports to the call's progress
+    /// observers, those that come later included.
+    func child(sharesProgress: Bool = true) -> CancellationToken {
         let child = CancellationToken()
         onCancel { child.cancel() }
-        // The attempt's adapter reports to the call's observers, those that come later included.
+        guard sharesProgress else { return child }
         let progress = state.withLock { state -> Progress in
             if case .unobserved = state.progress { state.progress = .observed(ProgressHub()) }
             return state.progress

@@ -56,8 +56,14 @@ public struct Env: Sendable {
     /// ``Completions/discard()`` on the attempt's completions stops its transfer without
     /// cancelling the call.
     public func forAttempt() -> Env {
+        forAttempt(sharesProgress: true)
+    }
+
+    /// ``forAttempt()``, with the attempt's transfer progress kept from the call's observers
+    /// when `sharesProgress` is `false` (for a layer that reports progress of its own).
+    func forAttempt(sharesProgress: Bool) -> Env {
         var attempt = self
-        attempt.cancellation = cancellation.child()
+        attempt.cancellation = cancellation.child(sharesProgress: sharesProgress)
         return attempt
     }
 

@@ -4,7 +4,8 @@
 /// call's cancellation token and those of its attempts, so that an adapter several layers down
 /// reaches the observers of the handle. A report is passed on when it is the first, a restart
 /// (a new attempt counts from zero), the end of a known length, one percent of it further, or
-/// 100 ms after the last one passed; the latest value is always kept, and a successful call ends
+/// 100 ms after the last one passed; a value held back is passed on when its 100 ms are over (if
+/// none came after it), and a successful call ends
 /// each direction that moved with one last value whose total is what was transferred.
 final class ProgressHub: Sendable {
     enum Direction: CaseIterable {
@@ -15,6 +16,8 @@ final class ProgressHub: Sendable {
         var latest: TransferProgress?
         var passed: TransferProgress?
         var passedAt = ContinuousClock.now
+        /// A held-back value will be passed on when the interval is over.
+        var isFlushScheduled = false
         var subscribers: [AsyncStream<TransferProgress>.Continuation] = []
     }
 
@@ -37,16 +40,52 @@ final class ProgressHub: Sendable {
     /// Takes an adapter's report. Values are yielded under the lock, so that observers see them
     /// in the order they were reported.
     func report(_ direction: Direction, _ progress: TransferProgress) {
-        state.withLock { state in
-            guard !state.isEnded else { return }
+        let flushAfter = state.withLock { state -> Duration? in
+            guard !state.isEnded else { return nil }
             state[direction].latest = progress
+            // Nobody listens to this direction (the hub was made for an attempt): keep the value
+            // for an observer that comes later, and do nothing more.
+            guard !state[direction].subscribers.isEmpty else { return nil }
             let channel = state[direction]
             let now = ContinuousClock.now
-            guard Self.passes(progress, after: channel.passed, at: now - channel.passedAt) else { return }
-            state[direction].passed = progress
-            state[direction].passedAt = now
-            for subscriber in channel.subscribers { subscriber.yield(progress) }
+            guard Self.passes(progress, after: channel.passed, at: now - channel.passedAt) else {
+                // Held back: passed on at the end of the interval if nothing newer passes first,
+                // so that a transfer that stalls does not hide its last bytes.
+                guard !channel.isFlushScheduled else { return nil }
+                state[direction].isFlushScheduled = true
+                return Self.interval - (now - channel.passedAt)
+            }
+            Self.pass(progress, direction, in: &state, at: now)
+            return nil
         }
+        if let flushAfter {
+            Task {
+                try? await Task.sleep(for: flushAfter)
+                self.flush(direction)
+            }
+        }
+    }
+
+    /// Passes on the latest value of `direction` if it has not been.
+    private func flush(_ direction: Direction) {
+        state.withLock { state in
+            state[direction].isFlushScheduled = false
+            guard !state.isEnded, let latest = state[direction].latest, latest != state[direction].passed else {
+                return
+            }
+            Self.pass(latest, direction, in: &state, at: .now)
+        }
+    }
+
+    private static func pass(
+        _ progress: TransferProgress,
+        _ direction: Direction,
+        in state: inout State,
+        at now: ContinuousClock.Instant
+    ) {
+        state[direction].passed = progress
+        state[direction].passedAt = now
+        for subscriber in state[direction].subscribers { subscriber.yield(progress) }
     }
 
     private static func passes(
@@ -61,15 +100,15 @@ final class ProgressHub: Sendable {
         return progress.completedBytes >= total || (progress.completedBytes - passed.completedBytes) * 100 >= total
     }
 
-    /// A sequence of the values of `direction` from now on (the latest one first), which ends with
-    /// the call.
+    /// A sequence of the values of `direction` from now on (the latest one reported first), which
+    /// ends with the call.
     func subscribe(_ direction: Direction) -> AsyncStream<TransferProgress> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: TransferProgress.self,
             bufferingPolicy: .bufferingNewest(128)
         )
         let isEnded = state.withLock { state -> Bool in
-            if let latest = state[direction].passed { continuation.yield(latest) }
+            if let latest = state[direction].latest { continuation.yield(latest) }
             if !state.isEnded { state[direction].subscribers.append(continuation) }
             return state.isEnded
         }
@@ -88,6 +127,7 @@ final class ProgressHub: Sendable {
                 let channel = state[direction]
                 if success, var last = channel.latest {
                     last.totalBytes = last.completedBytes
+                    state[direction].latest = last
                     state[direction].passed = last
                     if last != channel.passed {
                         for subscriber in channel.subscribers { subscriber.yield(last) }

@@ -1,0 +1,206 @@
+import Foundation
+import HTTPTypes
+
+/// The work of ``Connection/download(_:to:params:headers:resumeAttempts:configure:)``: calls the
+/// stack, writes the body to the partial file as it streams, resumes a cut transfer with a
+/// range, and moves the whole file into place.
+struct FileDownload: Sendable {
+    let destination: URL
+    let resumeAttempts: Int
+
+    /// What to do with one response.
+    private enum Plan {
+        /// Write the body from `offset`; the file's whole length is `total` when known.
+        case write(from: Int64, total: Int64?, validator: String?)
+        /// The range did not fit (a 416, a 206 for another range): start over without one.
+        case startOver
+        /// Not a success: hand the response up as it is.
+        case passUp
+    }
+
+    /// The codes of a transfer cut short, which a range can pick up.
+    private static let resumable: Set<FaradayError.Code> = [.connectionFailed, .readTimeout, .invalidResponse]
+
+    func run(_ app: any App, _ env: Env) async throws -> Completions {
+        let partial = PartialDownload(destination: destination)
+        var resumedFrom: [Int64] = []
+        var resumesLeft = resumeAttempts
+        var hasStartedOver = false
+        while true {
+            try env.cancellation.check()
+            // The adapter's counts are of one response; the download reports the file's.
+            var attempt = env.forAttempt(sharesProgress: false)
+            let resume = partial.resumePoint(for: env.request.url)
+            if let resume {
+                attempt.request.headers[.range] = "bytes=\(resume.offset)-"
+                attempt.request.headers[.ifRange] = resume.validator
+            }
+            let completions = try await app.call(attempt)
+            switch Self.plan(for: completions.head, resumingAt: resume?.offset) {
+            case .passUp:
+                return try await Self.buffered(completions, limit: env.request.options.maxBufferedBodySize)
+            case .startOver:
+                completions.discard()
+                partial.remove()
+                guard !hasStartedOver else {
+                    throw FaradayError(
+                        .invalidResponse,
+                        "The server answered a range request with a range that was not asked for, twice.",
+                        method: env.request.method,
+                        url: env.request.url
+                    )
+                }
+                hasStartedOver = true
+                continue
+            case .write(let offset, let total, let validator):
+                if offset > 0 { resumedFrom.append(offset) }
+                let file = try partial.open(at: offset, url: env.request.url, validator: validator)
+                let outcome = try await Self.write(completions, to: file, from: offset, total: total, env: env)
+                switch outcome {
+                case .cut(let error):
+                    guard resumesLeft > 0, Self.resumable.contains(error.code) else { throw error }
+                    resumesLeft -= 1
+                    continue
+                case .finished(var final, let written):
+                    if let total, written != total {
+                        throw FaradayError(
+                            .invalidResponse,
+                            "The download ended after \(written) of \(total) bytes.",
+                            method: env.request.method,
+                            url: env.request.url
+                        )
+                    }
+                    try partial.commit()
+                    final.response?.body = Data()
+                    final.downloadedFile = DownloadedFile(url: destination, length: written, resumedFrom: resumedFrom)
+                    return Self.completion(final)
+                }
+            }
+        }
+    }
+
+    private enum Outcome {
+        case finished(Env, written: Int64)
+        case cut(FaradayError)
+    }
+
+    /// Writes the frames of `completions` to `file` from `offset`, reporting the file's progress.
+    private static func write(
+        _ completions: Completions,
+        to file: FileHandle,
+        from offset: Int64,
+        total: Int64?,
+        env: Env
+    ) async throws(FaradayError) -> Outcome {
+        defer { try? file.close() }
+        var written = offset
+        env.progress.received(written, of: total)
+        while true {
+            let frame: Env
+            do throws(FaradayError) {
+                guard let next = try await completions.next() else {
+                    throw FaradayError(.cancelled, "The download was cancelled.")
+                }
+                frame = next
+            } catch {
+                if error.code == .cancelled { throw error }
+                return .cut(error)
+            }
+            if frame.isFinal { return .finished(frame, written: written) }
+            do {
+                try file.write(contentsOf: frame.body)
+            } catch {
+                completions.discard()
+                throw FaradayError(.storageFailed, "Cannot write the download: \(error.localizedDescription)")
+            }
+            written += Int64(frame.body.count)
+            env.progress.received(written, of: total)
+        }
+    }
+
+    private static func plan(for head: Env, resumingAt offset: Int64?) -> Plan {
+        guard let status = head.status?.code, (200..<300).contains(status) else {
+            return offset != nil && head.status?.code == 416 ? .startOver : .passUp
+        }
+        let headers = head.responseHeaders
+        guard status == 206 else {
+            let length = headers[.contentLength].flatMap { Int64($0) }
+            return .write(from: 0, total: length, validator: validator(of: headers))
+        }
+        guard let offset, let range = ContentRange(headers[.contentRange] ?? ""), range.first == offset else {
+            return .startOver
+        }
+        return .write(from: offset, total: range.completeLength, validator: nil)
+    }
+
+    /// The validator a later `If-Range` may carry: a strong ETag, or a `Last-Modified` at least a
+    /// second before the response's `Date` (RFC 9110 §13.1.5); none for an encoded body, whose
+    /// ranges would not count the bytes written.
+    static func validator(of headers: HTTPFields) -> String? {
+        if let encoding = headers[.contentEncoding], encoding.lowercased() != "identity" { return nil }
+        if let etag = headers[.eTag] {
+            return etag.hasPrefix("W/") ? nil : etag
+        }
+        guard let lastModified = headers[.lastModified], let modified = HTTPDate.parse(lastModified),
+            let date = headers[.date].flatMap({ HTTPDate.parse($0) }), date.timeIntervalSince(modified) >= 1
+        else { return nil }
+        return lastModified
+    }
+
+    /// The one completion the handle hands out: the body (if any) in the final env, not cut into
+    /// frames again as the streamed request the download made would have it.
+    private static func completion(_ final: Env) -> Completions {
+        var final = final
+        final.request.options.streaming = nil
+        return .buffered(final)
+    }
+
+    /// A response that is not a download, with its body buffered as any call's.
+    private static func buffered(_ completions: Completions, limit: Int) async throws(FaradayError) -> Completions {
+        var body = Data()
+        while let env = try await completions.next() {
+            guard env.isFinal else {
+                body.append(env.body)
+                if body.count > limit {
+                    completions.discard()
+                    throw FaradayError(.bodyTooLarge, "The response body is larger than \(limit) bytes.")
+                }
+                continue
+            }
+            var final = env
+            final.response?.body = body
+            return Self.completion(final)
+        }
+        throw FaradayError(.cancelled, "The download was cancelled.")
+    }
+}
+
+/// A `Content-Range: bytes first-last/complete` field (RFC 9110 §14.4).
+struct ContentRange {
+    let first: Int64
+    let last: Int64
+    let completeLength: Int64?
+
+    init?(_ field: String) {
+        guard field.hasPrefix("bytes ") else { return nil }
+        let parts = field.dropFirst(6).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let bounds = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = Self.number(bounds[0]), let last = Self.number(bounds[1]), first <= last
+        else { return nil }
+        self.first = first
+        self.last = last
+        if parts[1] == "*" {
+            completeLength = nil
+        } else {
+            guard let complete = Self.number(parts[1]), complete > last else { return nil }
+            completeLength = complete
+        }
+    }
+
+    /// Digits only: `Int64("+5")` would take the sign.
+    private static func number(_ text: Substring) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int64(text)
+    }
+}

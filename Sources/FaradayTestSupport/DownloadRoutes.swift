@@ -1,0 +1,74 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// `/download/<size>`: a file of the byte pattern served as nginx serves a static file, with
+/// ranges (see `Routes`).
+///
+/// Answers `Accept-Ranges: bytes`, `ETag: "<version>-<size>"`, `Last-Modified` and `Date`; a
+/// `Range: bytes=S-` whose `If-Range` matches the ETag or the date (or that has none) gets 206
+/// with `Content-Range`, one past the end 416 with `Content-Range: bytes */<size>`, a mismatched
+/// `If-Range` the whole file. Query: `key` names the requests for ``TestServer/downloadRequests(key:)``;
+/// `cut=N` closes the connection after N bytes of the first `cuts` (default 1) answers for
+/// that key, a body shorter than its `Content-Length`; `version` changes the ETag (the file changed); `ranges=no` ignores `Range`, as a
+/// server without range support does; `etag=no` leaves the ETag out.
+enum DownloadRoutes {
+    static let lastModified = "Wed, 21 Oct 2015 07:28:00 GMT"
+
+    static func download(_ size: Int, _ request: ServerRequest, _ writer: ResponseWriter) async throws -> Next {
+        let headers = request.head.headers
+        let etag = #""\#(request.query["version"] ?? "v1")-\#(size)""#
+        let range = headers.first(name: "range")
+        let answered = writer.counters.flaky("download-" + (request.query["key"] ?? ""), body: range ?? "whole").count
+        var fields = [
+            ("content-type", "application/octet-stream"), ("last-modified", lastModified),
+            ("date", ServerLikeRoutes.httpDate(Date())),
+        ]
+        if request.query["etag"] != "no" { fields.append(("etag", etag)) }
+        var start = 0
+        if request.query["ranges"] != "no" {
+            fields.append(("accept-ranges", "bytes"))
+            let ifRange = headers.first(name: "if-range")
+            if let range, ifRange == nil || ifRange == etag || ifRange == lastModified,
+                range.hasPrefix("bytes="), range.hasSuffix("-"),
+                let first = Int(range.dropFirst(6).dropLast())
+            {
+                guard first < size else {
+                    try await writer.head(
+                        416,
+                        headers: fields + [("content-range", "bytes */\(size)")],
+                        contentLength: 0
+                    )
+                    return .keepAlive
+                }
+                start = first
+                fields.append(("content-range", "bytes \(first)-\(size - 1)/\(size)"))
+            }
+        }
+        try await writer.head(start > 0 ? 206 : 200, headers: fields, contentLength: size - start)
+        let cut = answered <= request.int("cuts", default: 1) ? request.query["cut"].flatMap(Int.init) : nil
+        var offset = start
+        while offset < size {
+            var length = min(size - offset, 64 << 10)
+            if let cut, offset < start + cut { length = min(length, start + cut - offset) }
+            try await writer.body(pattern(from: offset, length: length))
+            offset += length
+            if let cut, offset == start + cut { return .close }
+        }
+        return .keepAlive
+    }
+
+    /// `length` bytes of the pattern (`offset % 251`) from `offset`.
+    private static func pattern(from offset: Int, length: Int) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        var remaining = length
+        var position = offset % 251
+        while remaining > 0 {
+            let piece = min(remaining, Routes.patternBlock.readableBytes - position)
+            buffer.writeImmutableBuffer(Routes.patternBlock.getSlice(at: position, length: piece) ?? ByteBuffer())
+            remaining -= piece
+            position = 0
+        }
+        return buffer
+    }
+}
