@@ -250,7 +250,8 @@ package final class TestProxy: Sendable {
             case 1: addressLength = 4
             case 3: addressLength = 1 + Int(header[4])
             default:
-                return try await outbound.write(ByteBuffer(bytes: [5, 8, 0, 1, 0, 0, 0, 0, 0, 0]))  // type not supported
+                // Address type not supported.
+                return try await outbound.write(ByteBuffer(bytes: [5, 8, 0, 1, 0, 0, 0, 0, 0, 0]))
             }
             guard try await need(4 + addressLength + 2), let request = buffer.readBytes(length: 4 + addressLength + 2)
             else { return }
