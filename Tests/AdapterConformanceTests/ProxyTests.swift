@@ -1,4 +1,5 @@
 import Faraday
+import FaradayAsyncHTTPClient
 import FaradayTestSupport
 import Foundation
 import Testing
@@ -137,6 +138,43 @@ extension AdapterConformance {
                     }
                     #expect(proxy.requests.first?.method == "CONNECT")
                 }
+            }
+        }
+
+        /// A client certificate reaches the origin through the tunnel; without one the origin refuses.
+        @Test(arguments: [true, false])
+        func clientCertificatesGoEndToEndThroughATunnel(_ withIdentity: Bool) async throws {
+            let certificates = try TestCertificates.generate()
+            let identity = try ClientIdentity(
+                certificatePEM: certificates.clientCertificatePEM,
+                privateKeyPEM: certificates.clientKeyPEM
+            )
+            try await withProxy { proxy in
+                let server = try await TestServer.start(tls: certificates, clientAuthentication: true)
+                let adapter = AsyncHTTPClientAdapter()
+                var options = options(proxy)
+                options.tls = TLSOptions(
+                    trustRoots: [try TLSCertificate(pem: certificates.caPEM)],
+                    clientIdentity: withIdentity ? identity : nil
+                )
+                let connection = try Connection(url: server.baseURL.absoluteString, options: options) {
+                    $0.adapter = adapter
+                }
+                let result: Result<Env, any Error>
+                do {
+                    result = .success(try await connection.get("echo").value)
+                } catch {
+                    result = .failure(error)
+                }
+                try await adapter.shutdown()
+                try await server.shutdown()
+                if withIdentity {
+                    #expect(try result.get().status == .ok)
+                } else {
+                    #expect(throws: FaradayError.self) { try result.get() }
+                    #expect(server.requestsReceived == 0)
+                }
+                #expect(proxy.requests.first?.method == "CONNECT")
             }
         }
 
