@@ -36,3 +36,19 @@ _ = try await connection.post("users/7/notes", body: .text("hi")).value
 try stubs.verifyStubbedCalls()  // throws, naming every stub no request used
 assert(stubs.calls.map(\.url.path) == ["/v1/users/1", "/v1/feed", "/v1/users/7/notes"])
 // snippet.end
+
+// snippet.cassette
+let cassette = CassetteAdapter(
+    cassette: URL(fileURLWithPath: "Tests/Cassettes/users.json"),
+    mode: .once,  // record when the file is missing, then replay only
+    recordingWith: URLSessionAdapter(),
+    matchers: [.method, .url, .body]
+)
+let recorded = try Connection(url: "https://api.example.com/v1") { $0.adapter = cassette }
+_ = try await recorded.get("users/1").value
+
+// snippet.passThrough
+let mostlyStubbed = TestAdapter(passThrough: URLSessionAdapter())
+mostlyStubbed.get("/v1/flags") { _, _ in StubResponse(body: #"{"beta":true}"#) }
+// Every other request goes to the network.
+// snippet.end

@@ -1,6 +1,7 @@
 // Testing a client with stubs: the client takes its adapter from the caller, so a test gives it a
-// TestAdapter with stubbed answers and checks what the client sent and what it made of the answers.
-// No socket is opened.
+// TestAdapter with stubbed answers and checks what the client sent and what it made of the answers;
+// then a cassette that records answers once and replays them, and stubs that let other requests
+// through. No socket is opened.
 //
 //     swift run TestingWithStubs
 //
@@ -151,6 +152,42 @@ await checks.scenario("A request no stub matches fails, naming the closest stub"
     } catch {
         checks.expect(error.code == .noStubMatched, "verifyStubbedCalls reports the unused stub")
     }
+}
+
+await checks.scenario("A cassette records real answers once, then replays them without a network") {
+    // In a real test the recorder is AsyncHTTPClientAdapter or URLSessionAdapter and the cassette
+    // lives beside the tests; here a TestAdapter plays the weather service.
+    let service = TestAdapter()
+    service.get("/v2/forecast") { _, _ in
+        StubResponse(headers: [.contentType: "application/json"], body: #"{"city":"Lyon","celsius":19}"#)
+    }
+    let file = FileManager.default.temporaryDirectory.appending(path: "weather-\(UUID().uuidString).json")
+    defer { try? FileManager.default.removeItem(at: file) }
+    let recording = try WeatherClient(
+        token: "live-s3cret",
+        adapter: CassetteAdapter(cassette: file, recordingWith: service)
+    )
+    let recorded = try await recording.forecast(for: "Lyon")
+    let cassette = try String(contentsOf: file, encoding: .utf8)
+    checks.expect(!cassette.contains("live-s3cret"), "the token is redacted in the cassette")
+
+    // The replay needs no service: the recorder below has no stubs and would fail any request.
+    let replay = CassetteAdapter(cassette: file, mode: .none, recordingWith: TestAdapter())
+    let replaying = try WeatherClient(token: "another-token", adapter: replay)
+    checks.expect(try await replaying.forecast(for: "Lyon") == recorded, "replayed \(recorded)")
+}
+
+await checks.scenario("Requests no stub matches can go through to another adapter") {
+    let service = TestAdapter()
+    service.post("/v2/reports") { _, _ in StubResponse(status: .created) }
+    let stubs = TestAdapter(passThrough: service)
+    stubs.get("/v2/forecast") { _, _ in
+        StubResponse(headers: [.contentType: "application/json"], body: #"{"city":"Nice","celsius":24}"#)
+    }
+    let client = try WeatherClient(token: "t", adapter: stubs)
+    let forecast = try await client.forecast(for: "Nice")
+    try await client.report(forecast)
+    checks.expect(service.calls.map(\.method) == [.post], "only the unstubbed POST went through")
 }
 
 print(checks.failed == 0 ? "All checks passed." : "\(checks.failed) check(s) failed.")

@@ -18,7 +18,8 @@ import HTTPTypes
 /// added; once all matching stubs are used, the last of them answers again. A request no stub
 /// matches fails with ``FaradayError/Code/noStubMatched``, naming the closest stubs. In strict mode
 /// the query must match exactly and the request may carry no header the stub does not name (besides
-/// `User-Agent` and `Content-Length`). Safe to use from many tasks at once.
+/// `User-Agent` and `Content-Length`). With `passThrough`, a request no stub matches goes to that
+/// adapter instead. Safe to use from many tasks at once.
 public final class TestAdapter: Adapter {
     private struct State {
         var stubs: [Stub] = []
@@ -33,11 +34,20 @@ public final class TestAdapter: Adapter {
     public let strictMode: Bool
     /// The largest request body the adapter reads to match stubs.
     public let maxRequestBodySize: Int
+    /// Where requests no stub matches go, instead of failing with
+    /// ``FaradayError/Code/noStubMatched``: a real adapter, or a ``CassetteAdapter``.
+    public let passThrough: (any Adapter)?
 
-    /// Creates an adapter with no stubs.
-    public init(strictMode: Bool = false, maxRequestBodySize: Int = RequestOptions.defaultMaxBufferedBodySize) {
+    /// Creates an adapter with no stubs; with `passThrough`, requests no stub matches are sent
+    /// through that adapter (to the network) rather than failing.
+    public init(
+        strictMode: Bool = false,
+        maxRequestBodySize: Int = RequestOptions.defaultMaxBufferedBodySize,
+        passThrough: (any Adapter)? = nil
+    ) {
         self.strictMode = strictMode
         self.maxRequestBodySize = maxRequestBodySize
+        self.passThrough = passThrough
     }
 
     // MARK: Stubbing
@@ -136,7 +146,19 @@ public final class TestAdapter: Adapter {
     public func call(_ env: Env) async throws -> Completions {
         state.withLock { $0.calls.append(env.request) }
         let requestBody = try await env.request.body.collect(upTo: maxRequestBodySize)
-        let (stub, match) = try findStub(for: env, body: requestBody)
+        let found: (Stub, Stub.Match)
+        do {
+            found = try findStub(for: env, body: requestBody)
+        } catch {
+            guard let passThrough else { throw error }
+            var passed = env
+            // The body was read to match stubs: send what was read.
+            if env.request.body.bytesInMemory == nil {
+                passed.request.body = .bytes(requestBody, contentType: env.request.body.contentType)
+            }
+            return try await passThrough.call(passed)
+        }
+        let (stub, match) = found
         let response = try await stub.respond(env, match)
         if response.waitsForCancellation {
             try await waitForCancellation(env)

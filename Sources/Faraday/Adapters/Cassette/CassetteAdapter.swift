@@ -1,0 +1,339 @@
+import Foundation
+import HTTPTypes
+
+/// Records real interactions to a ``Cassette`` file and replays them without a network, as Ruby's
+/// VCR does: tests run against answers a real server once gave.
+///
+/// ```swift
+/// let cassette = CassetteAdapter(
+///     cassette: URL(fileURLWithPath: "Tests/Cassettes/users.json"),
+///     recordingWith: AsyncHTTPClientAdapter()
+/// )
+/// let api = try Connection(url: "https://api.example.com") { $0.adapter = cassette }
+/// ```
+///
+/// The first run (the file missing, mode ``RecordMode/once``) sends every request through the
+/// real adapter and appends each interaction; later runs answer from the file, and a request it
+/// does not hold fails with ``FaradayError/Code/noStubMatched``. Credentials and cookies are
+/// redacted on write with ``Redaction``'s rules (the same as ``HTTPLogger``'s; add your names, or
+/// a `filter`); requests are matched on their redacted form, so a test that sends a real token
+/// still matches a cassette that holds `[REDACTED]`. A streamed response keeps its pieces, in
+/// order, with the time between them, so that a replay gives the same completions (and, with
+/// ``ReplayTiming/recorded``, the same rhythm). A response is recorded once it has ended; a call
+/// that failed is not recorded.
+public final class CassetteAdapter: Adapter {
+    /// When to record and when to replay (VCR's modes).
+    public enum RecordMode: Sendable {
+        /// Record when the cassette file does not exist; otherwise replay only.
+        case once
+        /// Replay what the cassette holds, record what it does not.
+        case newEpisodes
+        /// Replay only.
+        case none
+        /// Record everything again, replacing the cassette; never replay.
+        case all
+    }
+
+    /// What must be equal for a request to take a recorded interaction.
+    public enum Matcher: Sendable, Hashable {
+        /// The method.
+        case method
+        /// The whole URL (redacted), query included.
+        case url
+        /// The URL's path only.
+        case path
+        /// The body (redacted).
+        case body
+        /// The value of a header (redacted).
+        case header(HTTPField.Name)
+    }
+
+    /// How fast a streamed response is replayed.
+    public enum ReplayTiming: Sendable {
+        /// Every piece at once.
+        case immediate
+        /// With the recorded time between pieces.
+        case recorded
+        /// With the recorded times multiplied by a factor.
+        case scaled(Double)
+    }
+
+    private struct State {
+        var cassette: Cassette?
+        var used: [Bool] = []
+        var isLoaded = false
+        var records = false
+        var replays = true
+    }
+
+    /// The cassette file.
+    public let file: URL
+    /// The mode.
+    public let mode: RecordMode
+    /// What a request is matched on.
+    public let matchers: [Matcher]
+    /// What is hidden on write.
+    public let redaction: Redaction
+    /// How fast streamed responses are replayed.
+    public let timing: ReplayTiming
+    /// Whether an interaction may answer again once every matching one has been used.
+    public let allowsPlaybackRepeats: Bool
+    private let recorder: any Adapter
+    private let filter: (@Sendable (inout CassetteInteraction) -> Void)?
+    private let state = Locked(State())
+
+    /// Creates an adapter over the cassette at `file`.
+    ///
+    /// - Parameters:
+    ///   - file: the cassette (JSON); made when the first interaction is recorded.
+    ///   - mode: when to record and replay.
+    ///   - adapter: the real adapter that records.
+    ///   - matchers: what must be equal for a request to take an interaction.
+    ///   - redaction: what is hidden on write (and on the requests matched against it).
+    ///   - timing: how fast streamed responses are replayed.
+    ///   - allowsPlaybackRepeats: let an interaction answer again once every match was used.
+    ///   - filter: changes each interaction before it is written (to hide more, say).
+    public init(
+        cassette file: URL,
+        mode: RecordMode = .once,
+        recordingWith adapter: any Adapter,
+        matchers: [Matcher] = [.method, .url, .body],
+        redaction: Redaction = Redaction(),
+        timing: ReplayTiming = .immediate,
+        allowsPlaybackRepeats: Bool = false,
+        filter: (@Sendable (inout CassetteInteraction) -> Void)? = nil
+    ) {
+        self.file = file
+        self.mode = mode
+        self.recorder = adapter
+        self.matchers = matchers
+        self.redaction = redaction
+        self.timing = timing
+        self.allowsPlaybackRepeats = allowsPlaybackRepeats
+        self.filter = filter
+    }
+
+    /// The interactions the cassette holds now.
+    public var interactions: [CassetteInteraction] { state.withLock { $0.cassette?.interactions ?? [] } }
+
+    // MARK: Adapter
+
+    public func call(_ env: Env) async throws -> Completions {
+        var env = env
+        try loadIfNeeded()
+        // The body is needed to match and to record: a stream is read here, within the limit.
+        let body = try await env.request.body.collect(upTo: env.request.options.maxBufferedBodySize)
+        if env.request.body.bytesInMemory == nil {
+            env.request.body = .bytes(body, contentType: env.request.body.contentType)
+        }
+        let recorded = record(of: env.request, body: body)
+        if let interaction = takeInteraction(matching: recorded) {
+            return try await replay(interaction, env)
+        }
+        guard state.withLock({ $0.records }) else {
+            throw FaradayError(
+                .noStubMatched,
+                "The cassette \(file.lastPathComponent) holds no interaction for \(recorded.method) \(recorded.url) (mode \(mode)); record it with mode .newEpisodes or .all.",
+                method: env.request.method,
+                url: env.request.url
+            )
+        }
+        let started = ContinuousClock.now
+        let tap = ChunkTap(started: started)
+        let streams = env.request.options.streaming != nil
+        return try await recorder.call(env)
+            .transformBody(tap)
+            .onComplete { [self] completion in
+                guard completion.isFinal, let response = completion.response else { return }
+                try self.append(recorded, response: response, chunks: tap.chunks, streamed: streams)
+            }
+    }
+
+    // MARK: Recording
+
+    private func loadIfNeeded() throws(FaradayError) {
+        let isLoaded = state.withLock { $0.isLoaded }
+        guard !isLoaded else { return }
+        let cassette = mode == .all ? nil : try Cassette.load(from: file)
+        state.withLock { state in
+            guard !state.isLoaded else { return }
+            state.isLoaded = true
+            state.cassette = cassette
+            state.used = Array(repeating: false, count: cassette?.interactions.count ?? 0)
+            switch mode {
+            case .once: state.records = cassette == nil
+            case .newEpisodes: state.records = true
+            case .none: state.records = false
+            case .all:
+                state.records = true
+                state.replays = false
+            }
+        }
+    }
+
+    private func record(of request: Request, body: Data) -> CassetteInteraction.Request {
+        let contentType = request.headers[.contentType] ?? request.body.contentType
+        return CassetteInteraction.Request(
+            method: request.method.rawValue,
+            url: redaction.redacting(request.url),
+            headers: redaction.redact(request.headers).map { [$0.name.rawName, $0.value] },
+            body: body.isEmpty ? nil : redactedBody(body, contentType: contentType)
+        )
+    }
+
+    /// The body with credential fields hidden when it is JSON or a form; other bytes as they are.
+    private func redactedBody(_ body: Data, contentType: String?) -> CassetteBody {
+        let original = CassetteBody(body)
+        guard case .text(let text) = original,
+            let redacted = redaction.redactBody(body, contentType: contentType.map(Self.mediaType)),
+            redacted.contains(redaction.replacement), !text.contains(redaction.replacement)
+        else { return original }
+        return .text(redacted)
+    }
+
+    private static func mediaType(_ contentType: String) -> String {
+        contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+    }
+
+    private func append(
+        _ request: CassetteInteraction.Request,
+        response: ResponseData,
+        chunks: [(Data, Double)],
+        streamed: Bool
+    ) throws(FaradayError) {
+        var headers = redaction.redact(response.headers)
+        var recorded = CassetteInteraction.Response(
+            status: response.status.code,
+            reason: response.status.reasonPhrase,
+            headers: [],
+            httpVersion: response.httpVersion
+        )
+        if streamed {
+            recorded.chunks = chunks.map { CassetteInteraction.Chunk(body: CassetteBody($0.0), delay: $0.1) }
+        } else {
+            let whole = chunks.reduce(into: Data()) { $0.append($1.0) }
+            let body = redactedBody(whole, contentType: response.headers[.contentType])
+            if body.data.count != whole.count, headers[.contentLength] != nil {
+                headers[.contentLength] = String(body.data.count)
+            }
+            recorded.body = whole.isEmpty ? nil : body
+        }
+        recorded.headers = headers.map { [$0.name.rawName, $0.value] }
+        var interaction = CassetteInteraction(request: request, response: recorded, recordedAt: Date())
+        filter?(&interaction)
+        let snapshot = state.withLock { state -> Cassette in
+            var cassette = state.cassette ?? Cassette()
+            cassette.interactions.append(interaction)
+            state.cassette = cassette
+            state.used.append(true)
+            return cassette
+        }
+        try snapshot.save(to: file)
+    }
+
+    // MARK: Replaying
+
+    private func takeInteraction(matching request: CassetteInteraction.Request) -> CassetteInteraction? {
+        state.withLock { state in
+            guard state.replays, let interactions = state.cassette?.interactions else { return nil }
+            var last: Int?
+            for (index, interaction) in interactions.enumerated() where matches(request, interaction.request) {
+                if !state.used[index] {
+                    state.used[index] = true
+                    return interaction
+                }
+                last = index
+            }
+            return allowsPlaybackRepeats ? last.map { interactions[$0] } : nil
+        }
+    }
+
+    private func matches(_ live: CassetteInteraction.Request, _ recorded: CassetteInteraction.Request) -> Bool {
+        matchers.allSatisfy { matcher in
+            switch matcher {
+            case .method: live.method == recorded.method
+            case .url: live.url == recorded.url
+            case .path: URLComponents(string: live.url)?.path == URLComponents(string: recorded.url)?.path
+            case .body: (live.body?.data ?? Data()) == (recorded.body?.data ?? Data())
+            case .header(let name):
+                Self.values(name, live.headers) == Self.values(name, recorded.headers)
+            }
+        }
+    }
+
+    private static func values(_ name: HTTPField.Name, _ headers: [[String]]) -> [String] {
+        headers.filter { $0.first?.lowercased() == name.canonicalName }.compactMap { $0.last }
+    }
+
+    private func replay(_ interaction: CassetteInteraction, _ env: Env) async throws -> Completions {
+        let recorded = interaction.response
+        var head = env
+        var fields = HTTPFields()
+        for pair in recorded.headers where pair.count == 2 {
+            if let name = HTTPField.Name(pair[0]) { fields.append(HTTPField(name: name, value: pair[1])) }
+        }
+        let status = HTTPResponse.Status(code: recorded.status, reasonPhrase: recorded.reason ?? "")
+        head.response = ResponseData(status: status, headers: fields)
+        head.response?.httpVersion = recorded.httpVersion
+        let chunks = recorded.chunks ?? recorded.body.map { [CassetteInteraction.Chunk(body: $0, delay: 0)] } ?? []
+        guard env.request.options.streaming != nil else {
+            head.response?.body = chunks.reduce(into: Data()) { $0.append($1.body.data) }
+            return .buffered(head)
+        }
+        let scale: Double? =
+            switch timing {
+            case .immediate: nil
+            case .recorded: 1
+            case .scaled(let factor): factor
+            }
+        return .streamed(head: head, frames: ByteStream(ReplayedChunks(chunks: chunks, scale: scale, env: env)))
+    }
+}
+
+/// Records each piece of a body as it passes, with the time since the previous one.
+private final class ChunkTap: BodyTransform {
+    private let recorded: Locked<(chunks: [(Data, Double)], last: ContinuousClock.Instant)>
+
+    init(started: ContinuousClock.Instant) {
+        recorded = Locked((chunks: [], last: started))
+    }
+
+    var chunks: [(Data, Double)] { recorded.withLock { $0.chunks } }
+
+    func transform(_ chunk: Data) throws(FaradayError) -> Data {
+        let now = ContinuousClock.now
+        recorded.withLock { state in
+            let gap = now - state.last
+            state.chunks.append((chunk, Double(gap.components.seconds) + Double(gap.components.attoseconds) / 1e18))
+            state.last = now
+        }
+        return chunk
+    }
+
+    func finish() throws(FaradayError) -> Data { Data() }
+}
+
+/// A recorded stream's pieces, with their delays when the replay keeps time.
+private struct ReplayedChunks: AsyncSequence, Sendable {
+    let chunks: [CassetteInteraction.Chunk]
+    let scale: Double?
+    let env: Env
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let replay: ReplayedChunks
+        var index = 0
+
+        mutating func next() async throws -> Data? {
+            try replay.env.cancellation.check()
+            guard index < replay.chunks.count else { return nil }
+            let chunk = replay.chunks[index]
+            index += 1
+            if let scale = replay.scale, chunk.delay > 0 {
+                try await Task.sleep(for: .seconds(chunk.delay * scale))
+            }
+            return chunk.body.data
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(replay: self) }
+}
