@@ -10,16 +10,20 @@ import NIOHTTP1
 /// with `Content-Range`, one past the end 416 with `Content-Range: bytes */<size>`, a mismatched
 /// `If-Range` the whole file. Query: `key` names the requests for ``TestServer/downloadRequests(key:)``;
 /// `cut=N` closes the connection after N bytes of the first `cuts` (default 1) answers for
-/// that key, a body shorter than its `Content-Length`; `version` changes the ETag (the file changed); `ranges=no` ignores `Range`, as a
+/// that key, a body shorter than its `Content-Length`; `version` changes the ETag (the file changed),
+/// and so does `changes=1` after the first answer for the key; `if-range=ignore` serves a range
+/// whatever `If-Range` says, as a broken cache might; `ranges=no` ignores `Range`, as a
 /// server without range support does; `etag=no` leaves the ETag out.
 enum DownloadRoutes {
     static let lastModified = "Wed, 21 Oct 2015 07:28:00 GMT"
 
     static func download(_ size: Int, _ request: ServerRequest, _ writer: ResponseWriter) async throws -> Next {
+        let size = max(0, size)
         let headers = request.head.headers
-        let etag = #""\#(request.query["version"] ?? "v1")-\#(size)""#
         let range = headers.first(name: "range")
         let answered = writer.counters.flaky("download-" + (request.query["key"] ?? ""), body: range ?? "whole").count
+        let version = request.query["changes"] == "1" && answered > 1 ? "v2" : request.query["version"] ?? "v1"
+        let etag = #""\#(version)-\#(size)""#
         var fields = [
             ("content-type", "application/octet-stream"), ("last-modified", lastModified),
             ("date", ServerLikeRoutes.httpDate(Date())),
@@ -29,9 +33,10 @@ enum DownloadRoutes {
         if request.query["ranges"] != "no" {
             fields.append(("accept-ranges", "bytes"))
             let ifRange = headers.first(name: "if-range")
-            if let range, ifRange == nil || ifRange == etag || ifRange == lastModified,
+            let honoursIfRange = request.query["if-range"] != "ignore"
+            if let range, ifRange == nil || ifRange == etag || ifRange == lastModified || !honoursIfRange,
                 range.hasPrefix("bytes="), range.hasSuffix("-"),
-                let first = Int(range.dropFirst(6).dropLast())
+                let first = Int(range.dropFirst(6).dropLast()), first >= 0
             {
                 guard first < size else {
                     try await writer.head(
@@ -45,6 +50,7 @@ enum DownloadRoutes {
                 fields.append(("content-range", "bytes \(first)-\(size - 1)/\(size)"))
             }
         }
+        if start == 0 { fields.removeAll { $0.0 == "content-range" } }
         try await writer.head(start > 0 ? 206 : 200, headers: fields, contentLength: size - start)
         let cut = answered <= request.int("cuts", default: 1) ? request.query["cut"].flatMap(Int.init) : nil
         var offset = start

@@ -104,6 +104,29 @@ extension AdapterConformance {
             #expect(text.contains("[REDACTED]") && text.contains("page=2") && text.contains(#""version" : 1"#))
         }
 
+        /// A gzip body is kept decoded, so that redaction can read it; the replay through
+        /// Decompression gives the same bytes.
+        @Test(arguments: AdapterKind.allCases)
+        func anEncodedBodyIsKeptDecoded(_ kind: AdapterKind) async throws {
+            let file = Self.cassetteFile()
+            defer { try? FileManager.default.removeItem(at: file) }
+            try await withConnection(kind) { _, server in
+                let recording = try Connection(url: server.baseURL.absoluteString) { builder in
+                    builder.use(Decompression.Handler())
+                    builder.adapter = CassetteAdapter(cassette: file, recordingWith: try kind.makeAdapter())
+                }
+                let recorded = try await recording.get("compressed?size=5000").value.body
+                let replaying = try Connection(url: server.baseURL.absoluteString) { builder in
+                    builder.use(Decompression.Handler())
+                    builder.adapter = CassetteAdapter(cassette: file, mode: .none, recordingWith: TestAdapter())
+                }
+                #expect(try await replaying.get("compressed?size=5000").value.body == recorded)
+                #expect(recorded.count == 5000)
+                let interaction = try #require(try Cassette.load(from: file)?.interactions.first)
+                #expect(!interaction.response.headers.contains { $0.first == "content-encoding" })
+            }
+        }
+
         @Test(arguments: AdapterKind.allCases)
         func testAdapterPassesUnmatchedRequestsThrough(_ kind: AdapterKind) async throws {
             try await withConnection(kind) { _, server in

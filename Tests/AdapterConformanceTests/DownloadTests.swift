@@ -123,6 +123,40 @@ extension AdapterConformance {
         }
 
         @Test(arguments: AdapterKind.allCases)
+        func aRangeOfAnotherVersionIsNotSplicedIn(_ kind: AdapterKind) async throws {
+            let folder = Folder()
+            try await withConnection(kind) { connection, server in
+                let key = UUID().uuidString
+                // The file changes after the first answer, and the server ignores If-Range.
+                let path = "download/700000?key=\(key)&cut=200000&changes=1&if-range=ignore"
+                let env = try await connection.download(path, to: folder.file).value
+                #expect(env.status == .ok && env.downloadedFile?.resumedFrom == [])
+                let requests = server.downloadRequests(key: key)
+                #expect(requests.count == 3 && requests.last == "whole", "\(requests)")
+                #expect(try Self.holdsPattern(folder.file, size: 700_000))
+            }
+        }
+
+        @Test(arguments: AdapterKind.allCases)
+        func aWholePartIsMovedIntoPlaceAfterA416(_ kind: AdapterKind) async throws {
+            let folder = Folder()
+            try await withConnection(kind) { connection, server in
+                let key = UUID().uuidString
+                let path = "download/1000?key=\(key)"
+                let url = try connection.makeRequest(method: .get, path).url.absoluteString
+                try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
+                try Data((0..<1000).map { UInt8($0 % 251) }).write(to: folder.partial)
+                let record = #"{"version":1,"url":"\#(url)","validator":"\"v1-1000\""}"#
+                try Data(record.utf8).write(to: URL(fileURLWithPath: folder.partial.path + ".json"))
+                let env = try await connection.download(path, to: folder.file).value
+                #expect(env.downloadedFile?.length == 1000)
+                #expect(server.downloadRequests(key: key) == ["bytes=1000-"])
+                #expect(try Self.holdsPattern(folder.file, size: 1000))
+                #expect(!FileManager.default.fileExists(atPath: folder.partial.path))
+            }
+        }
+
+        @Test(arguments: AdapterKind.allCases)
         func aServerWithoutRangesStartsOverFromTheFirstByte(_ kind: AdapterKind) async throws {
             let folder = Folder()
             try await withConnection(kind) { connection, server in

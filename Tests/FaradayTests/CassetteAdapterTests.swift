@@ -86,6 +86,10 @@ import Testing
             (#"{"version": 2, "interactions": []}"#, .storageFailed, "version 2"),
             (#"{"version": 1, "interactions": [{"request": 3}]}"#, .parsingFailed, "corrupt"),
             (
+                #"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "u", "headers": []}, "recordedAt": "2026-01-01T00:00:00Z", "response": {"status": 1000, "headers": []}}]}"#,
+                .parsingFailed, "out of range"
+            ),
+            (
                 #"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "u", "headers": [], "body": {"base64": "%%"}}}]}"#,
                 .parsingFailed, "corrupt"
             ),
@@ -96,6 +100,32 @@ import Testing
             }
             #expect(error?.code == code && error?.message.contains(words) == true, "\(content)")
         }
+    }
+
+    @Test func aBodyThatAlreadyHoldsThePlaceholderIsRedactedAllTheSame() async throws {
+        defer { try? FileManager.default.removeItem(at: file) }
+        let stubs = TestAdapter()
+        let secret = #"{"note":"[REDACTED]","password":"hunter2"}"#
+        stubs.stub(
+            .get,
+            .path("/me"),
+            response: StubResponse(headers: [.contentType: "application/json"], body: secret)
+        )
+        stubs.stub(
+            .get,
+            .path("/feed"),
+            response: StubResponse(
+                headers: [.contentType: "application/json"],
+                chunks: [Data(#"{"token":"#.utf8), Data(#""t0k3n"}"#.utf8)]
+            )
+        )
+        let recording = try Connection(url: "https://api.example.test") {
+            $0.adapter = CassetteAdapter(cassette: file, recordingWith: stubs)
+        }
+        _ = try await recording.get("me").value
+        _ = try await recording.get("feed", streaming: .chunks).value
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(!text.contains("hunter2") && !text.contains("t0k3n"))
     }
 
     @Test func binaryBodiesAreBase64AndStreamsKeepTheirPieces() async throws {

@@ -12,8 +12,10 @@ struct FileDownload: Sendable {
     private enum Plan {
         /// Write the body from `offset`; the file's whole length is `total` when known.
         case write(from: Int64, total: Int64?, validator: String?)
-        /// The range did not fit (a 416, a 206 for another range): start over without one.
+        /// The range did not fit (a 416, a 206 for another range or version): start over without one.
         case startOver
+        /// The partial file is whole already (a 416 naming its length).
+        case complete(Int64)
         /// Not a success: hand the response up as it is.
         case passUp
     }
@@ -36,7 +38,14 @@ struct FileDownload: Sendable {
                 attempt.request.headers[.ifRange] = resume.validator
             }
             let completions = try await app.call(attempt)
-            switch Self.plan(for: completions.head, resumingAt: resume?.offset) {
+            switch Self.plan(for: completions.head, resumingAt: resume) {
+            case .complete(let length):
+                completions.discard()
+                try partial.commit()
+                var final = completions.head
+                final.phase = .final
+                final.downloadedFile = DownloadedFile(url: destination, length: length, resumedFrom: [length])
+                return Self.completion(final)
             case .passUp:
                 return try await Self.buffered(completions, limit: env.request.options.maxBufferedBodySize)
             case .startOver:
@@ -118,19 +127,28 @@ struct FileDownload: Sendable {
         }
     }
 
-    private static func plan(for head: Env, resumingAt offset: Int64?) -> Plan {
-        guard let status = head.status?.code, (200..<300).contains(status) else {
-            return offset != nil && head.status?.code == 416 ? .startOver : .passUp
-        }
+    private static func plan(for head: Env, resumingAt resume: (offset: Int64, validator: String)?) -> Plan {
         let headers = head.responseHeaders
-        guard status == 206 else {
-            let length = headers[.contentLength].flatMap { Int64($0) }
-            return .write(from: 0, total: length, validator: validator(of: headers))
-        }
-        guard let offset, let range = ContentRange(headers[.contentRange] ?? ""), range.first == offset else {
+        guard let status = head.status?.code, (200..<300).contains(status) else {
+            guard let resume, head.status?.code == 416 else { return .passUp }
+            // `bytes */N`: the file has N bytes; a part of exactly that length is whole.
+            let field = headers[.contentRange] ?? ""
+            if field.hasPrefix("bytes */"), ContentRange.number(field.dropFirst(8)) == resume.offset {
+                return .complete(resume.offset)
+            }
             return .startOver
         }
-        return .write(from: offset, total: range.completeLength, validator: nil)
+        guard status == 206 else {
+            let length = headers[.contentLength].flatMap { ContentRange.number($0[...]) }
+            return .write(from: 0, total: length, validator: validator(of: headers))
+        }
+        // The rest of the same file: from where the part stops, to its end, under the same ETag
+        // (a server that ignores If-Range would otherwise splice two versions).
+        guard let resume, let range = ContentRange(headers[.contentRange] ?? ""), range.first == resume.offset,
+            range.completeLength.map({ range.last == $0 - 1 }) ?? true,
+            headers[.eTag].map({ !resume.validator.hasPrefix("\"") || $0 == resume.validator }) ?? true
+        else { return .startOver }
+        return .write(from: resume.offset, total: range.completeLength, validator: nil)
     }
 
     /// The validator a later `If-Range` may carry: a strong ETag, or a `Last-Modified` at least a
@@ -199,7 +217,7 @@ struct ContentRange {
     }
 
     /// Digits only: `Int64("+5")` would take the sign.
-    private static func number(_ text: Substring) -> Int64? {
+    static func number(_ text: Substring) -> Int64? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         return Int64(text)
     }

@@ -99,10 +99,11 @@ public struct CancellationToken: @unchecked Sendable {
 
     // MARK: Progress
 
-    /// The observers reports go to; `nil` when nobody observes.
+    /// The observers reports go to; `nil` when nobody observes, or when this call or attempt was
+    /// cancelled (a discarded attempt's late reports would make the progress jump).
     var progressHub: ProgressHub? {
         state.withLock { state in
-            if case .observed(let hub) = state.progress { return hub }
+            if !state.isCancelled, case .observed(let hub) = state.progress { return hub }
             return nil
         }
     }

@@ -63,12 +63,28 @@ public final class Response: Sendable {
     deinit {
         switch state.withLock({ $0.phase }) {
         case .idle(let starter):
-            // Nobody consumed the handle: the request is sent all the same.
-            background?.run(starter.start)
+            // Nobody consumed the handle: the request is sent all the same, and its progress
+            // observers see the end when it ends.
+            let cancellation = cancellation
+            background?.run {
+                do {
+                    let completions = try await starter.start()
+                    return completions.onComplete { env in
+                        if env.isFinal { cancellation.endProgress(success: true) }
+                    }.mapErrors { error in
+                        cancellation.endProgress(success: false)
+                        return error
+                    }
+                } catch {
+                    cancellation.endProgress(success: false)
+                    throw error
+                }
+            }
         case .ready:
             // Nobody will pull the response whose head arrived: dropping it below ends it for
             // every layer; the token stops whatever else the call holds (timers, waits).
             cancellation.cancel()
+            cancellation.endProgress(success: false)
         case .starting, .pulling, .finished:
             break
         }

@@ -46,13 +46,27 @@ public struct Cassette: Codable, Sendable, Equatable {
                 "The cassette \(file.path) is of version \(versioned.version); this Faraday reads version \(currentVersion). Record it again."
             )
         }
+        let cassette: Cassette
         do {
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
-            return try decoder.decode(Cassette.self, from: data)
+            cassette = try decoder.decode(Cassette.self, from: data)
         } catch {
             throw FaradayError(.parsingFailed, "The cassette \(file.path) is corrupt: \(error).")
         }
+        // Values a replay could not use (a status past 999, a delay of years) are refused here.
+        for (index, interaction) in cassette.interactions.enumerated() {
+            let delays = interaction.response.chunks?.map(\.delay) ?? []
+            guard (100...999).contains(interaction.response.status),
+                delays.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= 3600 })
+            else {
+                throw FaradayError(
+                    .parsingFailed,
+                    "The cassette \(file.path) is corrupt: interaction \(index) has a status or a delay out of range."
+                )
+            }
+        }
+        return cassette
     }
 
     /// Writes the cassette (whole, atomically), creating its folder.

@@ -16,7 +16,7 @@ import HTTPTypes
 /// real adapter and appends each interaction; later runs answer from the file, and a request it
 /// does not hold fails with ``FaradayError/Code/noStubMatched``. Credentials and cookies are
 /// redacted on write with ``Redaction``'s rules (the same as ``HTTPLogger``'s; add your names, or
-/// a `filter`); requests are matched on their redacted form, so a test that sends a real token
+/// a `filter`), gzip and deflate bodies decoded first; requests are matched on their redacted form, so a test that sends a real token
 /// still matches a cassette that holds `[REDACTED]`. A streamed response keeps its pieces, in
 /// order, with the time between them, so that a replay gives the same completions (and, with
 /// ``ReplayTiming/recorded``, the same rhythm). A response is recorded once it has ended; a call
@@ -141,10 +141,15 @@ public final class CassetteAdapter: Adapter {
         let started = ContinuousClock.now
         let tap = ChunkTap(started: started)
         let streams = env.request.options.streaming != nil
-        return try await recorder.call(env)
+        let completions = try await recorder.call(env)
+        // The head as the adapter gave it: a layer above may rewrite it (Decompression removes
+        // Content-Encoding) before the completions reach the hook below.
+        guard let response = completions.head.response else { return completions }
+        return
+            completions
             .transformBody(tap)
             .onComplete { [self] completion in
-                guard completion.isFinal, let response = completion.response else { return }
+                guard completion.isFinal, completion.error == nil else { return }
                 try self.append(recorded, response: response, chunks: tap.chunks, streamed: streams)
             }
     }
@@ -184,9 +189,9 @@ public final class CassetteAdapter: Adapter {
     /// The body with credential fields hidden when it is JSON or a form; other bytes as they are.
     private func redactedBody(_ body: Data, contentType: String?) -> CassetteBody {
         let original = CassetteBody(body)
-        guard case .text(let text) = original,
+        guard case .text = original,
             let redacted = redaction.redactBody(body, contentType: contentType.map(Self.mediaType)),
-            redacted.contains(redaction.replacement), !text.contains(redaction.replacement)
+            redacted.contains(redaction.replacement)
         else { return original }
         return .text(redacted)
     }
@@ -202,17 +207,37 @@ public final class CassetteAdapter: Adapter {
         streamed: Bool
     ) throws(FaradayError) {
         var headers = redaction.redact(response.headers)
+        var chunks = chunks
+        var whole = chunks.reduce(into: Data()) { $0.append($1.0) }
+        // An encoded body cannot be redacted as it is: it is kept decoded, without its encoding.
+        if let encoding = headers[.contentEncoding]?.lowercased(), encoding != "identity" {
+            let format: Inflater.Format? =
+                encoding == "gzip" || encoding == "x-gzip" ? .gzip : encoding == "deflate" ? .deflate : nil
+            guard let format else {
+                throw FaradayError(
+                    .unsupportedOption,
+                    "The response is encoded with \(encoding), which the cassette cannot decode to redact it; ask for identity or gzip."
+                )
+            }
+            let inflater = Inflater(format: format, limits: Decompression.Limits())
+            whole = try inflater.decode(whole) + inflater.finish()
+            chunks = [(whole, chunks.first?.1 ?? 0)]
+            headers[.contentEncoding] = nil
+            if headers[.contentLength] != nil { headers[.contentLength] = String(whole.count) }
+        }
         var recorded = CassetteInteraction.Response(
             status: response.status.code,
             reason: response.status.reasonPhrase,
             headers: [],
             httpVersion: response.httpVersion
         )
-        if streamed {
+        let body = redactedBody(whole, contentType: response.headers[.contentType])
+        if streamed && body == CassetteBody(whole) {
             recorded.chunks = chunks.map { CassetteInteraction.Chunk(body: CassetteBody($0.0), delay: $0.1) }
+        } else if streamed {
+            // A stream that carried a secret is kept as one redacted piece: safe rather than faithful.
+            recorded.chunks = [CassetteInteraction.Chunk(body: body, delay: 0)]
         } else {
-            let whole = chunks.reduce(into: Data()) { $0.append($1.0) }
-            let body = redactedBody(whole, contentType: response.headers[.contentType])
             if body.data.count != whole.count, headers[.contentLength] != nil {
                 headers[.contentLength] = String(body.data.count)
             }
@@ -221,14 +246,15 @@ public final class CassetteAdapter: Adapter {
         recorded.headers = headers.map { [$0.name.rawName, $0.value] }
         var interaction = CassetteInteraction(request: request, response: recorded, recordedAt: Date())
         filter?(&interaction)
-        let snapshot = state.withLock { state -> Cassette in
+        // Saved under the lock, so that two calls recording at once cannot write an older
+        // cassette over a newer one.
+        try state.withLock { state throws(FaradayError) in
             var cassette = state.cassette ?? Cassette()
             cassette.interactions.append(interaction)
             state.cassette = cassette
             state.used.append(true)
-            return cassette
+            try cassette.save(to: file)
         }
-        try snapshot.save(to: file)
     }
 
     // MARK: Replaying
@@ -253,12 +279,20 @@ public final class CassetteAdapter: Adapter {
             switch matcher {
             case .method: live.method == recorded.method
             case .url: live.url == recorded.url
-            case .path: URLComponents(string: live.url)?.path == URLComponents(string: recorded.url)?.path
+            case .path: Self.path(live.url) == Self.path(recorded.url)
             case .body: (live.body?.data ?? Data()) == (recorded.body?.data ?? Data())
             case .header(let name):
                 Self.values(name, live.headers) == Self.values(name, recorded.headers)
             }
         }
+    }
+
+    /// The path of a recorded URL's text: up to its query, after its authority.
+    private static func path(_ url: String) -> Substring {
+        let beforeQuery = url[..<(url.firstIndex { $0 == "?" || $0 == "#" } ?? url.endIndex)]
+        guard let scheme = beforeQuery.range(of: "://") else { return beforeQuery }
+        let afterScheme = beforeQuery[scheme.upperBound...]
+        return afterScheme[(afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex)...]
     }
 
     private static func values(_ name: HTTPField.Name, _ headers: [[String]]) -> [String] {
