@@ -195,6 +195,25 @@ extension AdapterConformance {
             }
         }
 
+        /// A server that compresses whatever the request asks, under Decompression: the file holds
+        /// the decoded bytes, and no record is kept that a later range would count wrongly.
+        @Test(arguments: AdapterKind.allCases)
+        func aBodyDecodedByALayerIsWrittenWholeAndNotResumable(_ kind: AdapterKind) async throws {
+            let folder = Folder()
+            try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
+                let seenRecord = Locked(false)
+                let record = folder.partial.path + ".json"
+                let env = try await connection.download("compressed?size=300000", to: folder.file)
+                    .onDownloadProgress { _ in
+                        if FileManager.default.fileExists(atPath: record) { seenRecord.withLock { $0 = true } }
+                    }
+                    .value
+                #expect(env.downloadedFile?.length == 300_000)
+                #expect(try Self.holdsPattern(folder.file, size: 300_000))
+                #expect(!seenRecord.withLock { $0 })
+            }
+        }
+
         @Test(arguments: AdapterKind.allCases)
         func aFailureStatusWritesNothingAndComesBackAsAResponse(_ kind: AdapterKind) async throws {
             let folder = Folder()

@@ -1,7 +1,8 @@
-import Faraday
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Faraday
 
 /// The progress a custom adapter reports through `env.progress`, as the handle passes it on.
 @Suite struct TransferProgressTests {
@@ -72,6 +73,24 @@ import Testing
         let progress = response.downloadProgress
         let call = Task { try await response.value }
         for await value in progress where value.completedBytes == 5 { open.finish() }
+        _ = try await call.value
+    }
+
+    /// An observer whose task is cancelled is forgotten at once, not at the end of the call.
+    @Test(.timeLimit(.minutes(1))) func anObserverThatStopsListeningIsForgotten() async throws {
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let connection = try Connection(url: "https://example.test") {
+            $0.adapter = ReportingAdapter(downloads: [(0, 10)], gate: gate)
+        }
+        let response = connection.get("file")
+        let call = Task { try await response.value }
+        let observer = Task { for await _ in response.downloadProgress {} }
+        while response.cancellation.progressHub?.subscriberCount(.download) != 1 { await Task.yield() }
+        let hub = try #require(response.cancellation.progressHub)
+        observer.cancel()
+        await observer.value
+        #expect(hub.subscriberCount(.download) == 0)
+        open.finish()
         _ = try await call.value
     }
 

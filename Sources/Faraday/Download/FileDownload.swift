@@ -138,10 +138,14 @@ struct FileDownload: Sendable {
             }
             return .startOver
         }
+        // A body a layer decoded (the server sent gzip all the same) is not the representation
+        // ranges count: it is written whole and never resumed.
+        let isDecoded = head.decodedContentEncoding != nil
         guard status == 206 else {
-            let length = headers[.contentLength].flatMap { ContentRange.number($0[...]) }
-            return .write(from: 0, total: length, validator: validator(of: headers))
+            let length = isDecoded ? nil : headers[.contentLength].flatMap { ContentRange.number($0[...]) }
+            return .write(from: 0, total: length, validator: isDecoded ? nil : validator(of: headers))
         }
+        if isDecoded { return .startOver }
         // The rest of the same file: from where the part stops, to its end, under the same ETag
         // (a server that ignores If-Range would otherwise splice two versions).
         guard let resume, let range = ContentRange(headers[.contentRange] ?? ""), range.first == resume.offset,

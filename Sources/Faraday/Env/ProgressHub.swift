@@ -18,13 +18,15 @@ final class ProgressHub: Sendable {
         var passedAt = ContinuousClock.now
         /// A held-back value will be passed on when the interval is over.
         var isFlushScheduled = false
-        var subscribers: [AsyncStream<TransferProgress>.Continuation] = []
+        /// The observers, by the number they subscribed with.
+        var subscribers: [Int: AsyncStream<TransferProgress>.Continuation] = [:]
     }
 
     private struct State {
         var upload = Channel()
         var download = Channel()
         var isEnded = false
+        var nextSubscriber = 0
 
         subscript(direction: Direction) -> Channel {
             get { direction == .upload ? upload : download }
@@ -85,7 +87,7 @@ final class ProgressHub: Sendable {
     ) {
         state[direction].passed = progress
         state[direction].passedAt = now
-        for subscriber in state[direction].subscribers { subscriber.yield(progress) }
+        for subscriber in state[direction].subscribers.values { subscriber.yield(progress) }
     }
 
     private static func passes(
@@ -107,14 +109,26 @@ final class ProgressHub: Sendable {
             of: TransferProgress.self,
             bufferingPolicy: .bufferingNewest(128)
         )
-        let isEnded = state.withLock { state -> Bool in
+        let id = state.withLock { state -> Int? in
             if let latest = state[direction].latest { continuation.yield(latest) }
-            if !state.isEnded { state[direction].subscribers.append(continuation) }
-            return state.isEnded
+            guard !state.isEnded else { return nil }
+            state.nextSubscriber += 1
+            state[direction].subscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
         }
-        if isEnded { continuation.finish() }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        // An observer that stops listening (its task cancelled) is forgotten at once.
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0[direction].subscribers.removeValue(forKey: id) }
+        }
         return stream
     }
+
+    /// The observers of `direction` still listening (for tests).
+    func subscriberCount(_ direction: Direction) -> Int { state.withLock { $0[direction].subscribers.count } }
 
     /// Ends every sequence; after a successful call, first passes on each direction's last value
     /// with its total set to what was transferred.
@@ -130,11 +144,11 @@ final class ProgressHub: Sendable {
                     state[direction].latest = last
                     state[direction].passed = last
                     if last != channel.passed {
-                        for subscriber in channel.subscribers { subscriber.yield(last) }
+                        for subscriber in channel.subscribers.values { subscriber.yield(last) }
                     }
                 }
-                all += channel.subscribers
-                state[direction].subscribers = []
+                all += channel.subscribers.values
+                state[direction].subscribers = [:]
             }
             return all
         }

@@ -64,9 +64,12 @@ public struct Decompression: Middleware {
         guard var response = completions.head.response, let format = Self.format(response.headers) else {
             return completions
         }
+        var head = completions.head
+        head.decodedContentEncoding = response.headers[.contentEncoding]
         response.headers[.contentEncoding] = nil
         response.headers[.contentLength] = nil
-        completions.head.response = response
+        head.response = response
+        completions.head = head
         return completions.transformBody(Inflater(format: format, limits: handler.limits))
     }
 
@@ -105,5 +108,16 @@ extension Env {
             url: request.url,
             response: response
         )
+    }
+}
+
+extension Env {
+    private enum DecodedContentEncodingKey: EnvKey { typealias Value = String }
+
+    /// The `Content-Encoding` that ``Decompression`` decoded and removed from the head, if it did:
+    /// the body above it is not the one the server's ranges and validators count.
+    var decodedContentEncoding: String? {
+        get { self[DecodedContentEncodingKey.self] }
+        set { self[DecodedContentEncodingKey.self] = newValue }
     }
 }
