@@ -1,0 +1,95 @@
+import Foundation
+import HTTPTypes
+
+/// The replay side of ``CassetteAdapter``: finding a recorded interaction for a request, and
+/// answering with it.
+extension CassetteAdapter {
+    func takeInteraction(matching request: CassetteInteraction.Request) -> CassetteInteraction? {
+        state.withLock { state in
+            guard state.replays, let interactions = state.cassette?.interactions else { return nil }
+            var last: Int?
+            for (index, interaction) in interactions.enumerated() where matches(request, interaction.request) {
+                if !state.used[index] {
+                    state.used[index] = true
+                    return interaction
+                }
+                last = index
+            }
+            return allowsPlaybackRepeats ? last.map { interactions[$0] } : nil
+        }
+    }
+
+    private func matches(_ live: CassetteInteraction.Request, _ recorded: CassetteInteraction.Request) -> Bool {
+        matchers.allSatisfy { matcher in
+            switch matcher {
+            case .method: live.method == recorded.method
+            case .url: live.url == recorded.url
+            case .path: Self.path(live.url) == Self.path(recorded.url)
+            case .body: (live.body?.data ?? Data()) == (recorded.body?.data ?? Data())
+            case .header(let name):
+                Self.values(name, live.headers) == Self.values(name, recorded.headers)
+            }
+        }
+    }
+
+    /// The path of a recorded URL's text: up to its query, after its authority.
+    private static func path(_ url: String) -> Substring {
+        let beforeQuery = url[..<(url.firstIndex { $0 == "?" || $0 == "#" } ?? url.endIndex)]
+        guard let scheme = beforeQuery.range(of: "://") else { return beforeQuery }
+        let afterScheme = beforeQuery[scheme.upperBound...]
+        return afterScheme[(afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex)...]
+    }
+
+    private static func values(_ name: HTTPField.Name, _ headers: [[String]]) -> [String] {
+        headers.filter { $0.first?.lowercased() == name.canonicalName }.compactMap { $0.last }
+    }
+
+    func replay(_ interaction: CassetteInteraction, _ env: Env) async throws -> Completions {
+        let recorded = interaction.response
+        var head = env
+        var fields = HTTPFields()
+        for pair in recorded.headers where pair.count == 2 {
+            if let name = HTTPField.Name(pair[0]) { fields.append(HTTPField(name: name, value: pair[1])) }
+        }
+        let status = HTTPResponse.Status(code: recorded.status, reasonPhrase: recorded.reason ?? "")
+        head.response = ResponseData(status: status, headers: fields)
+        head.response?.httpVersion = recorded.httpVersion
+        let chunks = recorded.chunks ?? recorded.body.map { [CassetteInteraction.Chunk(body: $0, delay: 0)] } ?? []
+        guard env.request.options.streaming != nil else {
+            head.response?.body = chunks.reduce(into: Data()) { $0.append($1.body.data) }
+            return .buffered(head)
+        }
+        let scale: Double? =
+            switch timing {
+            case .immediate: nil
+            case .recorded: 1
+            case .scaled(let factor): factor
+            }
+        return .streamed(head: head, frames: ByteStream(ReplayedChunks(chunks: chunks, scale: scale, env: env)))
+    }
+}
+
+/// A recorded stream's pieces, with their delays when the replay keeps time.
+private struct ReplayedChunks: AsyncSequence, Sendable {
+    let chunks: [CassetteInteraction.Chunk]
+    let scale: Double?
+    let env: Env
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let replay: ReplayedChunks
+        var index = 0
+
+        mutating func next() async throws -> Data? {
+            try replay.env.cancellation.check()
+            guard index < replay.chunks.count else { return nil }
+            let chunk = replay.chunks[index]
+            index += 1
+            if let scale = replay.scale, chunk.delay > 0 {
+                try await Task.sleep(for: .seconds(chunk.delay * scale))
+            }
+            return chunk.body.data
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(replay: self) }
+}
