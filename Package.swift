@@ -20,7 +20,7 @@ func example(_ name: String, folder: String? = nil, _ dependencies: [Target.Depe
 
 let package = Package(
     name: "faraday-swift",
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "Faraday", targets: ["Faraday"]),
         .library(name: "FaradayHAL", targets: ["FaradayHAL"]),
@@ -216,7 +216,7 @@ let package = Package(
         .testTarget(
             name: "FaradayObservabilityTests",
             dependencies: [
-                "Faraday", "FaradayObservability",
+                "Faraday", "FaradayObservability", "FaradayAsyncHTTPClient", "FaradayTestSupport",
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

@@ -16,7 +16,7 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "faraday-benchmarks",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "faraday-swift", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),

@@ -2,7 +2,6 @@
 // snippet.hide
 import Faraday
 import Foundation
-import Synchronization
 
 func fetchToken() async throws -> String { "fresh" }
 // snippet.show
@@ -102,11 +101,28 @@ struct Canned: Middleware {
 /// Counts the calls in flight: each call takes a place on the way down and gives it back at its
 /// end, whichever way it ends (the final completion, a failure, a consumer that leaves, a retry
 /// that discards the answer).
-final class InFlight: Sendable {
-    private let count = Mutex(0)
-    var now: Int { count.withLock { $0 } }
-    func enter() { count.withLock { $0 += 1 } }
-    func leave() { count.withLock { $0 -= 1 } }
+final class InFlight: @unchecked Sendable {
+    // `@unchecked Sendable`: `count` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var count = 0
+
+    var now: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+
+    func enter() {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
+    }
+
+    func leave() {
+        lock.lock()
+        defer { lock.unlock() }
+        count -= 1
+    }
 }
 
 struct CountInFlight: Middleware {

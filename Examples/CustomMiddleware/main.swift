@@ -7,7 +7,6 @@
 import Faraday
 import FaradayTestSupport
 import Foundation
-import Synchronization
 
 /// Request-only: gives every POST an `Idempotency-Key`, so that the server can recognise a retry.
 struct IdempotencyKey: Middleware {
@@ -118,12 +117,22 @@ struct MemoryCache: Middleware {
 }
 
 /// Responses by URL, safe to use from any task.
-final class ResponseStore: Sendable {
-    private let responses = Mutex<[URL: ResponseData]>([:])
+final class ResponseStore: @unchecked Sendable {
+    // `@unchecked Sendable`: `responses` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var responses: [URL: ResponseData] = [:]
 
     subscript(url: URL) -> ResponseData? {
-        get { responses.withLock { $0[url] } }
-        set { responses.withLock { $0[url] = newValue } }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return responses[url]
+        }
+        set {
+            lock.lock()
+            defer { lock.unlock() }
+            responses[url] = newValue
+        }
     }
 }
 

@@ -8,7 +8,6 @@
 // In a test target the checks below would be `#expect`s; here they print and set the exit status.
 import Faraday
 import Foundation
-import Synchronization
 
 // MARK: The client under test
 
@@ -42,13 +41,36 @@ struct WeatherClient: Sendable {
 
 // MARK: Checks
 
+/// A count that any task can add to.
+final class Counter: @unchecked Sendable {
+    // `@unchecked Sendable`: `value` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var value = 0
+
+    /// Adds one and returns the new count.
+    @discardableResult
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
+
+    /// The count now.
+    var current: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}
+
 /// Collects the checks' results.
 final class Checks: Sendable {
-    private let failures = Mutex(0)
+    private let failures = Counter()
 
     func expect(_ condition: Bool, _ what: String) {
         print("  \(condition ? "ok  " : "FAIL") \(what)")
-        if !condition { failures.withLock { $0 += 1 } }
+        if !condition { failures.increment() }
     }
 
     /// Runs one scenario; an error it does not expect counts as a failure.
@@ -61,7 +83,7 @@ final class Checks: Sendable {
         }
     }
 
-    var failed: Int { failures.withLock { $0 } }
+    var failed: Int { failures.current }
 }
 
 let checks = Checks()
@@ -80,12 +102,9 @@ await checks.scenario("A forecast is fetched with the token and decoded") {
 
 await checks.scenario("A 503 is retried once, then the answer is used") {
     let stubs = TestAdapter()
-    let attempts = Mutex(0)
+    let attempts = Counter()
     stubs.get("/v2/forecast") { _, _ in
-        let attempt = attempts.withLock { count in
-            count += 1
-            return count
-        }
+        let attempt = attempts.increment()
         return attempt == 1
             ? StubResponse(status: .serviceUnavailable, body: "busy")
             : StubResponse(body: #"{"city":"Oslo","celsius":-3}"#)

@@ -5,7 +5,6 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
 extension AsyncHTTPClientAdapter {
     /// The AsyncHTTPClient request for a Faraday request; takes the body stream before anything is
@@ -74,13 +73,14 @@ extension AsyncHTTPClientAdapter {
     ) async throws {
         guard let timeout else { return try await write.get() }
         let outcome = write.eventLoop.makePromise(of: Void.self)
-        let settled = Atomic(false)
+        // The first of the timer and the write to flip `settled` settles the outcome.
+        let settled = Locked(false)
         let timer = write.eventLoop.scheduleTask(in: timeout) {
-            if !settled.exchange(true, ordering: .relaxed) { outcome.fail(failure) }
+            if settled.setFirst() { outcome.fail(failure) }
         }
         write.whenComplete { result in
             timer.cancel()
-            if !settled.exchange(true, ordering: .relaxed) { outcome.completeWith(result) }
+            if settled.setFirst() { outcome.completeWith(result) }
         }
         try await outcome.futureResult.get()
     }

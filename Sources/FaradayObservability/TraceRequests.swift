@@ -18,6 +18,15 @@ import Tracing
 /// recorded as `REDACTED` (``Handler/redaction``). The context is injected by the tracer's own propagation: with
 /// swift-otel that is the W3C `traceparent` header. A streamed response's span ends with its
 /// last frame; a call that fails or is abandoned ends it as an error.
+///
+/// One span per call: placed above ``Retry`` and ``FollowRedirects``, the call's attempts and
+/// redirects are events of its span (`retry` with `faraday.attempt` and
+/// `faraday.retry.delay_ms`; `redirect` with `http.response.status_code` and the redacted
+/// `url.full` it leads to), and `http.request.resend_count` counts them, as OpenTelemetry's
+/// HTTP conventions name it. Placed below them, each attempt is a span of its own. The layers
+/// and the adapter below run with the span as their `ServiceContext`, so the spans they start
+/// are its children; AsyncHTTPClientAdapter starts none of its own (AsyncHTTPClient's span would
+/// repeat this one).
 public struct TraceRequests: Middleware {
     /// The app below.
     public let app: any App
@@ -56,12 +65,19 @@ public struct TraceRequests: Middleware {
         }
         var env = env
         tracer.inject(span.context, into: &env.request.headers, using: HTTPFieldsInjector())
+        env.monitorEvents(with: SpanEvents(span: span, redaction: handler.redaction))
         do {
-            let completions = try await app.call(env)
-            if let status = completions.head.status {
+            let completions = try await ServiceContext.$current.withValue(span.context) { [env] in
+                try await app.call(env)
+            }
+            let head = completions.head
+            if let status = head.status {
                 span.attributes["http.response.status_code"] = status.code
                 if status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
             }
+            let resends = (head.attempt ?? 1) - 1 + head.redirects.count
+            if resends > 0 { span.attributes["http.request.resend_count"] = resends }
+            if let cache = head.cacheStatus { span.attributes["faraday.cache.status"] = cache.rawValue }
             return completions.onComplete { env in if env.isFinal { span.end() } }.mapErrors { error in
                 Self.fail(span, error)
                 return error
@@ -77,6 +93,34 @@ public struct TraceRequests: Middleware {
         span.setStatus(SpanStatus(code: .error))
         if let error = error as? FaradayError { span.attributes["error.type"] = "\(error.code)" }
         span.end()
+    }
+}
+
+/// Records the retries and redirects of one call as events of its span.
+private struct SpanEvents: EventMonitor {
+    let span: any Span
+    let redaction: Redaction
+
+    func retryScheduled(_ call: CallInfo, attempt: Int, delay: Duration) {
+        let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
+        span.addEvent(
+            SpanEvent(
+                name: "retry",
+                attributes: ["faraday.attempt": .int64(Int64(attempt)), "faraday.retry.delay_ms": .int64(milliseconds)]
+            )
+        )
+    }
+
+    func redirected(_ call: CallInfo, to redirect: FollowRedirects.Redirect) {
+        span.addEvent(
+            SpanEvent(
+                name: "redirect",
+                attributes: [
+                    "http.response.status_code": .int64(Int64(redirect.status)),
+                    "url.full": .string(redaction.redacting(redirect.to)),
+                ]
+            )
+        )
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import Synchronization
 
 /// Writes raw HTTP/1.1 responses, well-formed or deliberately broken.
 struct ResponseWriter: Sendable {
@@ -44,7 +44,7 @@ struct ResponseWriter: Sendable {
     func body(_ buffer: ByteBuffer) async throws {
         guard !isHead else { return }
         try await outbound.write(buffer)
-        counters.bodyBytesSent.add(buffer.readableBytes, ordering: .relaxed)
+        counters.bodyBytesSent.withLockedValue { $0 += buffer.readableBytes }
     }
 
     /// Writes one chunk of a chunked body.
@@ -54,7 +54,7 @@ struct ResponseWriter: Sendable {
         framed.writeImmutableBuffer(buffer)
         framed.writeString("\r\n")
         try await outbound.write(framed)
-        counters.bodyBytesSent.add(buffer.readableBytes, ordering: .relaxed)
+        counters.bodyBytesSent.withLockedValue { $0 += buffer.readableBytes }
     }
 
     /// Ends a chunked body.

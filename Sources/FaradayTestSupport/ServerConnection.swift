@@ -1,7 +1,7 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import Synchronization
 
 /// One accepted connection: reads requests in turn and answers each through the routes.
 struct ServerConnection: Sendable {
@@ -12,12 +12,12 @@ struct ServerConnection: Sendable {
     static let maxBufferedBody = 64 * 1024 * 1024
 
     func serve(counters: Counters) async {
-        defer { counters.connectionsClosed.add(1, ordering: .relaxed) }
+        defer { counters.connectionsClosed.withLockedValue { $0 += 1 } }
         try? await async.executeThenClose { inbound, outbound in
             var parts = inbound.makeAsyncIterator()
             while let part = try await parts.next() {
                 guard case .head(let head) = part else { continue }
-                counters.requests.add(1, ordering: .relaxed)
+                counters.requests.withLockedValue { $0 += 1 }
                 let request = try await ServerRequest.read(head: head, from: &parts)
                 let writer = ResponseWriter(
                     outbound: outbound,

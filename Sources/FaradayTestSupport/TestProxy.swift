@@ -52,18 +52,15 @@ package final class TestProxy: Sendable {
             }
         let seen = NIOLockedValueBox<[Seen]>([])
         let acceptLoop = Task {
-            await withDiscardingTaskGroup { group in
+            await serveConnections(of: NIOAsyncChannel<ByteBuffer, ByteBuffer>.self) { accepted in
                 try? await server.executeThenClose { inbound in
-                    for try await connection in inbound {
-                        group.addTask {
-                            switch kind {
-                            case .http: await serve(connection, expected: expected, seen: seen)
-                            case .socks5: await serveSOCKS5(connection, seen: seen)
-                            }
-                        }
-                    }
+                    for try await connection in inbound { accepted.yield(connection) }
                 }
-                group.cancelAll()
+            } serve: { connection in
+                switch kind {
+                case .http: await serve(connection, expected: expected, seen: seen)
+                case .socks5: await serveSOCKS5(connection, seen: seen)
+                }
             }
         }
         return TestProxy(

@@ -4,7 +4,6 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// A real HTTP/1.1 server on 127.0.0.1 with an ephemeral port, for tests, examples and benchmarks.
 ///
@@ -33,13 +32,13 @@ public final class TestServer: Sendable {
     }
 
     /// How many TCP connections the server has accepted.
-    public var connectionsAccepted: Int { counters.connections.load(ordering: .relaxed) }
+    public var connectionsAccepted: Int { counters.connections.withLockedValue { $0 } }
     /// How many requests the server has read.
-    public var requestsReceived: Int { counters.requests.load(ordering: .relaxed) }
+    public var requestsReceived: Int { counters.requests.withLockedValue { $0 } }
     /// How many response body bytes the server has handed to its sockets.
-    public var bodyBytesSent: Int { counters.bodyBytesSent.load(ordering: .relaxed) }
+    public var bodyBytesSent: Int { counters.bodyBytesSent.withLockedValue { $0 } }
     /// How many connections have ended, closed by either side.
-    public var connectionsClosed: Int { counters.connectionsClosed.load(ordering: .relaxed) }
+    public var connectionsClosed: Int { counters.connectionsClosed.withLockedValue { $0 } }
 
     /// What `/cached?key=K` answered so far, in order: `"200"` or `"304"` for each request.
     public func cachedAnswers(key: String) -> [String] {
@@ -88,14 +87,15 @@ public final class TestServer: Sendable {
             }
         let port = channel.channel.localAddress?.port ?? 0
         let acceptLoop = Task {
-            await withDiscardingTaskGroup { group in
+            await serveConnections(of: ServerConnection.self) { accepted in
                 try? await channel.executeThenClose { inbound in
                     for try await connection in inbound {
-                        counters.connections.add(1, ordering: .relaxed)
-                        group.addTask { await connection.serve(counters: counters) }
+                        counters.connections.withLockedValue { $0 += 1 }
+                        accepted.yield(connection)
                     }
                 }
-                group.cancelAll()
+            } serve: { connection in
+                await connection.serve(counters: counters)
             }
         }
         return TestServer(
@@ -130,10 +130,10 @@ public final class TestServer: Sendable {
 }
 
 final class Counters: Sendable {
-    let connections = Atomic<Int>(0)
-    let requests = Atomic<Int>(0)
-    let bodyBytesSent = Atomic<Int>(0)
-    let connectionsClosed = Atomic<Int>(0)
+    let connections = NIOLockedValueBox(0)
+    let requests = NIOLockedValueBox(0)
+    let bodyBytesSent = NIOLockedValueBox(0)
+    let connectionsClosed = NIOLockedValueBox(0)
     /// The bodies `/flaky` received, by key.
     let flakyBodies = NIOLockedValueBox<[String: [String]]>([:])
 

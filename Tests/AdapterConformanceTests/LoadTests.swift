@@ -2,7 +2,6 @@ import Faraday
 import FaradayTestSupport
 import Foundation
 import Logging
-import Synchronization
 import Testing
 
 extension AdapterConformance {
@@ -11,12 +10,12 @@ extension AdapterConformance {
     @Suite(.timeLimit(.minutes(10))) struct LoadTests {
         /// Counts what ``Instrumentation`` reports.
         final class Tally: EventMonitor {
-            let finished = Atomic(0)
-            let failed = Atomic(0)
+            let finished = Locked(0)
+            let failed = Locked(0)
             func callFinished(_ call: CallInfo, response: ResponseData, bytes: Int) {
-                finished.add(1, ordering: .relaxed)
+                finished.withLock { $0 += 1 }
             }
-            func callFailed(_ call: CallInfo, error: FaradayError) { failed.add(1, ordering: .relaxed) }
+            func callFailed(_ call: CallInfo, error: FaradayError) { failed.withLock { $0 += 1 } }
         }
 
         /// The six-middleware stack of the benchmarks, and more: every call goes through all of it.
@@ -72,7 +71,7 @@ extension AdapterConformance {
             }
         }
 
-        @Test(arguments: [(AdapterKind.asyncHTTPClient, 100_000), (AdapterKind.urlSession, 10_000)])
+        @Test(arguments: [(AdapterKind.asyncHTTPClient, 60_000), (AdapterKind.urlSession, 10_000)])
         func everyResponseMatchesItsRequestUnderLoad(_ kind: AdapterKind, _ count: Int) async throws {
             let tally = Tally()
             try await withConnection(kind, handlers: fullStack(tally)) { connection, server in
@@ -85,10 +84,10 @@ extension AdapterConformance {
                 let afterRun = ProcessMemory.resident
                 // Each answer is its own request's: none lost, none swapped, none duplicated.
                 #expect(echoed == (warmUp..<warmUp + count).map { $0 })
-                #expect(tally.finished.load(ordering: .relaxed) == warmUp + count)
-                #expect(tally.failed.load(ordering: .relaxed) == 0)
+                #expect(tally.finished.withLock { $0 } == warmUp + count)
+                #expect(tally.failed.withLock { $0 } == 0)
                 #expect(server.requestsReceived == warmUp + count)
-                // A leak of a few hundred bytes a call would show as tens of MiB here.
+                // A leak of 560 bytes a call on AsyncHTTPClient (3.3 KiB on URLSession) would cross the bound.
                 let growth = afterRun - afterWarmUp
                 #expect(
                     growth < 32 << 20,

@@ -67,6 +67,57 @@ import Tracing
         #expect(child.spanContext.parentSpanID == parent.spanContext.spanID)
     }
 
+    /// Above Retry and FollowRedirects: one span for the call, its redirects and retries as events.
+    @Test func retriesAndRedirectsAreEventsOfTheCallsOneSpan() async throws {
+        let tracer = InMemoryTracer()
+        let stubs = TestAdapter()
+        stubs.get("/v1/old") { _, _ in StubResponse(status: .found, headers: [.location: "/v1/new?token=t0k"]) }
+        let failures = Locked(1)
+        stubs.get("/v1/new") { _, _ in
+            let fails = failures.withLock { count in
+                defer { count -= 1 }
+                return count > 0
+            }
+            return StubResponse(status: fails ? .serviceUnavailable : .ok)
+        }
+        let connection = try Connection(url: "https://api.example.com/v1") { builder in
+            builder.use(TraceRequests.Handler(tracer: tracer))
+            builder.use(FollowRedirects.Handler())
+            builder.use(Retry.Handler(backoff: .none, statuses: [503], sleep: { _ in }))
+            builder.adapter = stubs
+        }
+        _ = try await connection.get("old").value
+        let spans = tracer.finishedSpans
+        #expect(spans.count == 1)
+        let span = try #require(spans.first)
+        #expect(span.events.map(\.name) == ["redirect", "retry"])
+        #expect(span.events.first?.attributes["http.response.status_code"]?.toSpanAttribute() == 302)
+        #expect(
+            span.events.first?.attributes["url.full"]?.toSpanAttribute()
+                == "https://api.example.com/v1/new?token=REDACTED"
+        )
+        #expect(span.events.last?.attributes["faraday.attempt"]?.toSpanAttribute() == 1)
+        #expect(span.attributes["http.request.resend_count"]?.toSpanAttribute() == 2)
+        #expect(span.attributes["http.response.status_code"]?.toSpanAttribute() == 200)
+        #expect(span.status?.code != .error)
+    }
+
+    /// What the layers and the adapter below trace is a child of the call's span.
+    @Test func spansStartedBelowAreChildrenOfTheCallsSpan() async throws {
+        let tracer = InMemoryTracer()
+        let stubs = TestAdapter()
+        stubs.get("/v1/x") { _, _ in
+            tracer.withAnySpan("adapter work") { _ in }
+            return StubResponse()
+        }
+        _ = try await connection(tracer, stubs).get("x").value
+        let spans = tracer.finishedSpans
+        let call = try #require(spans.first { $0.operationName == "GET" })
+        let inner = try #require(spans.first { $0.operationName == "adapter work" })
+        #expect(inner.spanContext.traceID == call.spanContext.traceID)
+        #expect(inner.spanContext.parentSpanID == call.spanContext.spanID)
+    }
+
     @Test func failuresAndServerErrorsMarkTheSpan() async throws {
         let tracer = InMemoryTracer()
         let stubs = TestAdapter()

@@ -5,7 +5,6 @@ import FaradayTestSupport
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -119,7 +118,7 @@ import FoundationNetworking
 
     @Test(arguments: AdapterKind.allCases)
     func middlewareRetriesAndAuthorizesGeneratedCalls(_ kind: AdapterKind) async throws {
-        let retries = Mutex(0)
+        let retries = Locked(0)
         try await withClient(
             kind,
             handlers: [
@@ -230,7 +229,7 @@ import FoundationNetworking
 
     @Test(arguments: AdapterKind.allCases)
     func configureSeesEveryOperationAndCanStreamOne(_ kind: AdapterKind) async throws {
-        let operations = Mutex<[String]>([])
+        let operations = Locked<[String]>([])
         let configure: FaradayTransport.Configure = { request, operationID in
             operations.withLock { $0.append(operationID) }
             if operationID == "getBytes" { request.options.streaming = .chunks }

@@ -58,3 +58,14 @@ package class LockedBuffer<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
     }
 }
+
+extension Locked where Value == Bool {
+    /// Sets the flag; `true` only for the call that found it unset, so that of several paths
+    /// racing to settle something once (a timer and a write, two releases) the first one wins.
+    package func setFirst() -> Bool {
+        withLock { flag in
+            defer { flag = true }
+            return !flag
+        }
+    }
+}

@@ -4,7 +4,9 @@ import Foundation
 public struct ByteStream: AsyncSequence, Sendable {
     /// One chunk of bytes.
     public typealias Element = Data
-    private let base: any AsyncSequence<Data, any Error> & Sendable
+    // Erased behind protocols of this file, not `any AsyncSequence<Data, any Error>`: the
+    // `Failure` type that spelling needs is macOS 15 / iOS 18 and later.
+    private let base: any ErasedChunks
 
     /// Wraps any sequence of `Data` chunks.
     public init<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks) where Chunks.Element == Data {
@@ -13,31 +15,34 @@ public struct ByteStream: AsyncSequence, Sendable {
 
     /// Iterates the chunks.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        fileprivate var base: any AsyncIteratorProtocol<Data, any Error>
+        fileprivate var base: any ErasedChunkIterator
 
         /// The next chunk, or `nil` at the end.
-        public mutating func next() async throws -> Data? { try await base.next(isolation: nil) }
+        public mutating func next() async throws -> Data? { try await base.next() }
     }
 
     /// Makes an iterator.
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeErasedIterator()) }
+}
+
+/// A sequence of chunks whose own type is forgotten.
+private protocol ErasedChunks: Sendable {
+    func makeErasedIterator() -> any ErasedChunkIterator
+}
+
+/// The iterator of an `ErasedChunks`: the chunks, any failure as `any Error`.
+private protocol ErasedChunkIterator {
+    mutating func next() async throws -> Data?
 }
 
 /// Presents any sequence's failure type as `any Error`.
-private struct ErasedErrors<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == Data {
-    typealias Element = Data
-    typealias Failure = any Error
+private struct ErasedErrors<Base: AsyncSequence & Sendable>: ErasedChunks where Base.Element == Data {
     let base: Base
 
-    struct AsyncIterator: AsyncIteratorProtocol {
-        typealias Element = Data
-        typealias Failure = any Error
+    struct Iterator: ErasedChunkIterator {
         var base: Base.AsyncIterator
         mutating func next() async throws -> Data? { try await base.next() }
-        mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> Data? {
-            try await base.next(isolation: actor)
-        }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
+    func makeErasedIterator() -> any ErasedChunkIterator { Iterator(base: base.makeAsyncIterator()) }
 }

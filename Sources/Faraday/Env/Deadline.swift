@@ -1,24 +1,18 @@
-import Synchronization
-
 /// Cancels a token when a duration has passed, unless stopped first.
 final class Deadline: Sendable {
-    private final class Flag: Sendable {
-        let value = Atomic(false)
-    }
-
-    private let passed = Flag()
+    private let passed = Locked(false)
     private let timer: Task<Void, Never>
 
     init(after duration: Duration, cancelling token: CancellationToken) {
         let passed = self.passed
         timer = Task {
             guard (try? await Task.sleep(for: duration)) != nil else { return }
-            passed.value.store(true, ordering: .sequentiallyConsistent)
+            passed.withLock { $0 = true }
             token.cancel()
         }
     }
 
-    var hasPassed: Bool { passed.value.load(ordering: .sequentiallyConsistent) }
+    var hasPassed: Bool { passed.withLock { $0 } }
 
     func stop() { timer.cancel() }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Logging
 
 /// Everything one request carries through the middleware stack.
 ///
@@ -42,6 +43,14 @@ public struct Env: Sendable {
     public subscript<Key: EnvKey>(_ key: Key.Type) -> Key.Value? {
         get { extensions[key] }
         set { extensions[key] = newValue }
+    }
+
+    /// The logger of this call, with the call's metadata: set by a layer that logs calls, and
+    /// handed by the adapter to its HTTP client (AsyncHTTPClient logs its request and connection
+    /// pool events through it), so that every line of the call carries the same metadata.
+    public var logger: Logger? {
+        get { self[LoggerKey.self] }
+        set { self[LoggerKey.self] = newValue }
     }
 
     /// Stops the call: a streamed response stops after the current completion and the adapter stops
@@ -119,3 +128,6 @@ public protocol EnvKey {
     /// The type of the stored value.
     associatedtype Value: Sendable
 }
+
+/// Where ``Env/logger`` is kept.
+private enum LoggerKey: EnvKey { typealias Value = Logger }

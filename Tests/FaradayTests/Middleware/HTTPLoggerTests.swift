@@ -20,7 +20,7 @@ import Testing
         logs.entries.map { "\($0.level) \($0.message) \($0.metadata)" }.joined(separator: "\n")
     }
 
-    @Test func requestAndResponseLinesWithHeadersAndTime() async throws {
+    @Test func eachEventIsOneLineWithItsMetadata() async throws {
         let stubs = TestAdapter()
         stubs.get("/v1/users") { _, _ in
             StubResponse(status: .ok, headers: [.contentType: "application/json"], body: "[]")
@@ -28,11 +28,93 @@ import Testing
         let (connection, logs) = try capture(adapter: stubs)
         _ = try await connection.get("users", params: ["page": "2"]).value
         let lines = logs.entries.map { "\($0.message)" }
-        #expect(lines.count == 2)
-        #expect(lines[0].hasPrefix("→ GET https://api.example.com/v1/users?page=2\n  User-Agent: Faraday/"))
+        #expect(lines == [lines[0], lines[1]])
+        #expect(lines[0] == "→ GET https://api.example.com/v1/users?page=2")
         #expect(lines[1].hasPrefix("← 200 OK GET https://api.example.com/v1/users?page=2 ("))
-        #expect(lines[1].contains(" ms)\n  Content-Type: application/json"))
-        #expect(!lines[1].contains("[]"), "bodies are not logged at the headers level")
+        #expect(lines[1].hasSuffix(" ms)"))
+        let (request, response) = (logs.entries[0].metadata, logs.entries[1].metadata)
+        for metadata in [request, response] {
+            #expect(metadata["http.request.method"] == "GET")
+            #expect(metadata["url.full"] == "https://api.example.com/v1/users?page=2")
+            #expect(metadata["faraday.call.id"] != nil)
+        }
+        #expect(request["faraday.call.id"] == response["faraday.call.id"])
+        guard case .dictionary(let sent)? = request["http.request.header"],
+            case .dictionary(let received)? = response["http.response.header"]
+        else {
+            Issue.record("headers are not a dictionary: \(request) \(response)")
+            return
+        }
+        #expect(sent["user-agent"].map { "\($0)".hasPrefix("Faraday/") } == true)
+        #expect(received["content-type"] == "application/json")
+        #expect(response["http.response.status_code"] == "200")
+        #expect(response["http.response.body.size"] == "2")
+        #expect(response["http.response.body"] == nil, "bodies are not logged at the headers level")
+        #expect(response["http.client.request.duration"].flatMap { Double("\($0)") } != nil)
+        #expect(response["faraday.attempt"] == nil && response["faraday.redirect.hop"] == nil)
+    }
+
+    @Test func callsAreToldApartByTheirID() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/x") { _, _ in StubResponse() }
+        let (connection, logs) = try capture(adapter: stubs)
+        _ = try await connection.get("x").value
+        _ = try await connection.get("x").value
+        let ids = logs.entries.compactMap { $0.metadata["faraday.call.id"].map { "\($0)" } }
+        #expect(ids.count == 4)
+        #expect(ids[0] == ids[1] && ids[2] == ids[3] && ids[0] != ids[2])
+    }
+
+    /// Below Retry and FollowRedirects each request line says which attempt and hop it is; above
+    /// them the response line says which attempt and hop answered.
+    @Test(arguments: [true, false])
+    func attemptsAndRedirectHopsAreInTheMetadata(_ loggerBelow: Bool) async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/old") { _, _ in StubResponse(status: .found, headers: [.location: "/v1/new"]) }
+        let failures = Locked(1)
+        stubs.get("/v1/new") { _, _ in
+            let fails = failures.withLock { count in
+                defer { count -= 1 }
+                return count > 0
+            }
+            return StubResponse(status: fails ? .serviceUnavailable : .ok)
+        }
+        let logs = InMemoryLogHandler()
+        let logger = HTTPLogger.Handler(logger: Logger(label: "test") { _ in logs })
+        let redirects = FollowRedirects.Handler()
+        let retry = Retry.Handler(backoff: .none, statuses: [503], sleep: { _ in })
+        let connection = try makeConnection(
+            loggerBelow ? [redirects, retry, logger] : [logger, redirects, retry],
+            adapter: stubs
+        )
+        _ = try await connection.get("old").value
+        let entries = logs.entries
+        func position(_ entry: InMemoryLogHandler.Entry) -> String {
+            "\(entry.metadata["faraday.attempt"].map { "\($0)" } ?? "-")/\(entry.metadata["faraday.redirect.hop"].map { "\($0)" } ?? "-")"
+        }
+        if loggerBelow {
+            let requests = entries.filter { "\($0.message)".hasPrefix("→") }
+            #expect(requests.map(position) == ["1/-", "1/1", "2/1"])
+            #expect(requests.map { "\($0.metadata["url.full"] ?? "")" }.last == "https://api.example.com/v1/new")
+        } else {
+            #expect(entries.count == 2)
+            #expect(entries.last.map(position) == "2/1")
+            #expect(entries.last?.metadata["http.response.status_code"] == "200")
+        }
+    }
+
+    @Test func theCallsLoggerWithItsMetadataGoesDownToTheAdapter() async throws {
+        let stubs = TestAdapter()
+        let handed = Locked<Logger.Metadata?>(nil)
+        stubs.get("/v1/x") { env, _ in
+            handed.withLock { $0 = env.logger.map { logger in logger.handler.metadata } }
+            return StubResponse()
+        }
+        let (connection, logs) = try capture(adapter: stubs)
+        _ = try await connection.get("x").value
+        let metadata = try #require(handed.withLock { $0 })
+        #expect(metadata["faraday.call.id"] == logs.entries.first?.metadata["faraday.call.id"])
+        #expect(metadata["url.full"] == "https://api.example.com/v1/x")
     }
 
     @Test func theURLLevelLogsOneLineEachWay() async throws {
@@ -115,7 +197,7 @@ import Testing
         _ = try await connection.get("long").value
         _ = try await connection.get("png").value
         let all = text(logs)
-        #expect(all.contains("  aaaaaaaaaa… (90 more bytes)"))
+        #expect(all.contains("aaaaaaaaaa… (90 more bytes)"))
         #expect(all.contains("(binary body, 4 bytes, image/png)"))
     }
 
@@ -124,13 +206,27 @@ import Testing
         stubs.get("/v1/s") { _, _ in StubResponse(chunks: [Data("abc".utf8), Data("defgh".utf8)]) }
         let (connection, logs) = try capture({ $0.response = .bodies }, adapter: stubs)
         for try await _ in connection.get("s", configure: { $0.options.streaming = .chunks }).completions {}
-        let lines = logs.entries.map { "\($0.message)" }
+        #expect(!logs.entries.contains { "\($0.message)".hasPrefix("← chunk") }, "chunks are .debug lines")
+        let (debugConnection, debugLogs) = try capture(
+            {
+                $0.response = .bodies
+                $0.logger.logLevel = .debug
+            },
+            adapter: stubs
+        )
+        for try await _ in debugConnection.get("s", configure: { $0.options.streaming = .chunks }).completions {}
+        let lines = debugLogs.entries.map { "\($0.message)" }
         #expect(lines.contains("← chunk 0: 3 bytes"))
         #expect(lines.contains("← chunk 1: 5 bytes"))
         #expect(
-            lines.contains { $0.hasPrefix("← end of stream GET https://api.example.com/v1/s: 8 bytes in 2 chunks (") }
+            debugLogs.entries.filter { $0.level == .debug }.map { $0.metadata["faraday.stream.chunk.size"] } == [
+                "3", "5",
+            ]
         )
-        #expect(!text(logs).contains("abc"))
+        let end = try #require(debugLogs.entries.last)
+        #expect("\(end.message)".hasPrefix("← end of stream GET https://api.example.com/v1/s: 8 bytes in 2 chunks ("))
+        #expect(end.metadata["http.response.body.size"] == "8" && end.metadata["faraday.stream.chunks"] == "2")
+        #expect(!text(debugLogs).contains("abc"))
     }
 
     @Test func failuresAreLoggedAsErrors() async throws {
@@ -141,6 +237,8 @@ import Testing
         #expect(failure.level == .error)
         #expect("\(failure.message)".contains("✗ GET https://api.example.com/v1/missing failed after"))
         #expect("\(failure.message)".contains("noStubMatched"))
+        #expect(failure.metadata["error.type"] == "noStubMatched")
+        #expect(failure.metadata["faraday.call.id"] == logs.entries.first?.metadata["faraday.call.id"])
     }
 
     @Test(arguments: [

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Reports the life of every call to ``EventMonitor``s, with timings.
 ///
@@ -30,9 +29,9 @@ public struct Instrumentation: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        let events = CallEvents(request: env.request, monitors: handler.monitors)
-        env[CallEventsKey.self] = events
-        events.emit { $0.callStarted($1) }
+        for monitor in handler.monitors { env.monitorEvents(with: monitor) }
+        let info = env.events?.info()
+        if let info { for monitor in handler.monitors { monitor.callStarted(info) } }
     }
 
     /// Reports the head as soon as it is known.
@@ -72,31 +71,63 @@ extension Instrumentation {
 
 /// The events of one call: its id, start and monitors, for the middleware that report.
 final class CallEvents: Sendable {
-    private static let nextID = Atomic(0)
-
-    let id = CallEvents.nextID.wrappingAdd(1, ordering: .relaxed).newValue
+    let id: Int
     let request: Request
     private let started = ContinuousClock.now
-    private let monitors: [any EventMonitor]
-    private let streamed = Atomic(0)
+    private let state = Locked((monitors: [any EventMonitor](), streamed: 0))
 
-    init(request: Request, monitors: [any EventMonitor]) {
+    init(id: Int, request: Request) {
+        self.id = id
         self.request = request
-        self.monitors = monitors
     }
 
-    var bytes: Int { streamed.load(ordering: .relaxed) }
-    func add(_ bytes: Int) { streamed.add(bytes, ordering: .relaxed) }
+    var bytes: Int { state.withLock { $0.streamed } }
+    func add(_ bytes: Int) { state.withLock { $0.streamed += bytes } }
+    func add(_ monitor: any EventMonitor) { state.withLock { $0.monitors.append(monitor) } }
+
+    func info() -> CallInfo { CallInfo(id: id, request: request, elapsed: ContinuousClock.now - started) }
 
     func emit(_ event: (any EventMonitor, CallInfo) -> Void) {
-        let info = CallInfo(id: id, request: request, elapsed: ContinuousClock.now - started)
+        let monitors = state.withLock { $0.monitors }
+        let info = info()
         for monitor in monitors { event(monitor, info) }
     }
 }
 
 enum CallEventsKey: EnvKey { typealias Value = CallEvents }
 
+/// The number of a call, given by the first layer that reports it (``Instrumentation``,
+/// ``HTTPLogger``), so that their reports of one call carry the same number.
+enum CallIDKey: EnvKey {
+    typealias Value = Int
+    static let last = Locked(0)
+}
+
 extension Env {
-    /// The events of this call, when an ``Instrumentation`` is above.
+    /// The events of this call, when a layer above monitors them.
     var events: CallEvents? { self[CallEventsKey.self] }
+
+    /// This call's number in the process (from 1), given on first use.
+    mutating func callID() -> Int {
+        if let id = self[CallIDKey.self] { return id }
+        let id = CallIDKey.last.withLock {
+            $0 += 1
+            return $0
+        }
+        self[CallIDKey.self] = id
+        return id
+    }
+
+    /// Adds a monitor for the rest of this call: the layers below report their events to it
+    /// (``Retry``'s attempts and retries, ``FollowRedirects``' redirects, and ``Instrumentation``'s
+    /// head, chunks and end when it is above). A layer that traces or measures one call uses it.
+    public mutating func monitorEvents(with monitor: any EventMonitor) {
+        if let events {
+            events.add(monitor)
+        } else {
+            let events = CallEvents(id: callID(), request: request)
+            events.add(monitor)
+            self[CallEventsKey.self] = events
+        }
+    }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// At most ``Handler/maximum`` calls of the connection in flight at once; the others wait their
 /// turn in order (the throttle of "HTTP in Swift").
@@ -54,12 +53,12 @@ public struct ConcurrencyLimit: Middleware {
 /// One call's place, given back once.
 private final class Permit: Sendable {
     private let permits: Permits
-    private let released = Atomic(false)
+    private let released = Locked(false)
 
     init(_ permits: Permits) { self.permits = permits }
 
     func release() {
-        if !released.exchange(true, ordering: .acquiringAndReleasing) { permits.release() }
+        if released.setFirst() { permits.release() }
     }
 }
 

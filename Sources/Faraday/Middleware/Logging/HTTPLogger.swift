@@ -8,15 +8,21 @@ import Logging
 /// builder.use(HTTPLogger.Handler(logger: Logger(label: "api"), request: .bodies, response: .headers))
 /// ```
 ///
-/// - Each request is logged as it leaves (`→ POST https://…`), each response as it arrives
-///   (`← 201 Created POST https://… (12.3 ms)`), each failure with its code and time.
+/// Each event of a call (request sent, response head, chunk, end of stream, failure) is one line:
+/// a short message for people (`→ POST https://…`, `← 201 Created POST https://… (12.3 ms)`) and
+/// swift-log metadata for log pipelines (`faraday.call.id`, `http.request.method`, `url.full`,
+/// `http.response.status_code`, `http.client.request.duration`…); the levels and every key are in
+/// <doc:IdentityAndObservability#Logging>.
+///
 /// - ``Detail`` chooses how much: the URL line only, with headers, or with bodies too.
 /// - ``Redaction`` hides `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and
 ///   credential parameters and fields by default, in every line and in the cURL command.
 /// - Bodies are cut at ``Handler/bodyLimit`` bytes; bodies that are not text are summarised.
 /// - A streamed response is logged as it flows, one line per chunk with its size, never
 ///   buffered, and a summary at its end.
-/// - With ``Handler/logsCurl`` each request is also logged as an equivalent `curl` command.
+/// - The call's logger, with the call's metadata, becomes ``Env/logger``: the adapter's own lines
+///   (AsyncHTTPClient's) carry the same `faraday.call.id` and URL.
+/// - With ``Handler/logsCurl`` each request also carries an equivalent `curl` command.
 public struct HTTPLogger: Middleware {
     /// The app below.
     public let app: any App
@@ -40,8 +46,10 @@ public struct HTTPLogger: Middleware {
     public struct Handler: Faraday.Handler {
         /// Where lines go.
         public var logger: Logging.Logger
-        /// The level of request and response lines (failures are logged at `.error`).
+        /// The level of request, response and end-of-stream lines (failures are logged at `.error`).
         public var level: Logging.Logger.Level
+        /// The level of the line each chunk of a streamed response gets.
+        public var chunkLevel: Logging.Logger.Level
         /// How much of each request is logged.
         public var request: Detail
         /// How much of each response is logged.
@@ -50,13 +58,14 @@ public struct HTTPLogger: Middleware {
         public var redaction: Redaction
         /// The most body bytes logged.
         public var bodyLimit: Int
-        /// Whether each request is also logged as a `curl` command.
+        /// Whether each request line also carries a `curl` command (`faraday.curl`).
         public var logsCurl: Bool
 
         /// Creates the handler.
         public init(
             logger: Logging.Logger = Logging.Logger(label: "faraday"),
             level: Logging.Logger.Level = .info,
+            chunkLevel: Logging.Logger.Level = .debug,
             request: Detail = .headers,
             response: Detail = .headers,
             redaction: Redaction = Redaction(),
@@ -65,6 +74,7 @@ public struct HTTPLogger: Middleware {
         ) {
             self.logger = logger
             self.level = level
+            self.chunkLevel = chunkLevel
             self.request = request
             self.response = response
             self.redaction = redaction
@@ -79,7 +89,9 @@ public struct HTTPLogger: Middleware {
         // With the level off, the call is not followed at all: no timing, no lines built. Only a
         // failure (at `.error`) is still logged, without its time.
         guard handler.logger.logLevel <= handler.level else { return }
-        env[CallKey.self] = CallLog()
+        let call = CallLog(logger: callLogger(&env))
+        env[CallKey.self] = call
+        env.logger = call.logger
         // Above an encoder the body is still a value: the log shows it encoded by the stack's
         // encoder, with its Content-Type, as it will go on the wire. A copy is encoded: what is sent
         // must not depend on the log level.
@@ -89,13 +101,12 @@ public struct HTTPLogger: Middleware {
             try display.encodeRequestBody()
             request = display.request
         }
-        var lines = ["→ \(request.method.rawValue) \(handler.redaction.redacting(request.url))"]
-        if handler.request >= .headers { lines += headerLines(request.headers) }
-        if handler.request >= .bodies, let body = requestBody(request) { lines.append(body) }
-        handler.logger.log(level: handler.level, "\(lines.joined(separator: "\n"))")
-        if handler.logsCurl {
-            handler.logger.log(level: handler.level, "\(request.curlCommand(redacting: handler.redaction))")
-        }
+        var metadata = Self.position(env)
+        if let length = request.body.length { metadata["http.request.body.size"] = "\(length)" }
+        if handler.request >= .headers { metadata["http.request.header"] = headers(request.headers) }
+        if handler.request >= .bodies, let body = requestBody(request) { metadata["http.request.body"] = "\(body)" }
+        if handler.logsCurl { metadata["faraday.curl"] = "\(request.curlCommand(redacting: handler.redaction))" }
+        call.logger.log(level: handler.level, "→ \(summary(env))", metadata: metadata)
     }
 
     public func onComplete(_ env: inout Env) throws {
@@ -104,11 +115,22 @@ public struct HTTPLogger: Middleware {
         if let index = env.phase.frameIndex {
             if index == 0 { logHead(env, response, call, streamed: true) }
             call.add(response.body.count)
-            handler.logger.log(level: handler.level, "← chunk \(index): \(response.body.count) bytes")
+            call.logger.log(
+                level: handler.chunkLevel,
+                "← chunk \(index): \(response.body.count) bytes",
+                metadata: ["faraday.stream.chunk": "\(index)", "faraday.stream.chunk.size": "\(response.body.count)"]
+            )
         } else if isStreamed {
-            handler.logger.log(
+            let elapsed = call.elapsed
+            call.logger.log(
                 level: handler.level,
-                "← end of stream \(summary(env)): \(call.bytes) bytes in \(call.frames) chunks (\(call.elapsed))"
+                "← end of stream \(summary(env)): \(call.bytes) bytes in \(call.frames) chunks (\(elapsed.text))",
+                metadata: [
+                    "http.response.status_code": "\(response.status.code)",
+                    "http.response.body.size": "\(call.bytes)",
+                    "faraday.stream.chunks": "\(call.frames)",
+                    "http.client.request.duration": "\(elapsed.seconds)",
+                ]
             )
         } else {
             logHead(env, response, call, streamed: false)
@@ -116,59 +138,105 @@ public struct HTTPLogger: Middleware {
     }
 
     public func onError(_ error: FaradayError, env: Env) {
-        let elapsed = env[CallKey.self].map { " after \($0.elapsed)" } ?? ""
+        let call = env[CallKey.self]
+        var env = env
+        let logger = call?.logger ?? callLogger(&env)
         // Messages name URLs: the request's, or the error's own (a redirect's), redacted here too.
         var message = handler.redaction.scrub(error.message, of: env.request.url)
         if let url = error.url { message = handler.redaction.scrub(message, of: url) }
-        handler.logger.log(level: .error, "✗ \(summary(env)) failed\(elapsed): \(error.code): \(message)")
+        var metadata: Logger.Metadata = ["error.type": "\(error.code)"]
+        if let status = error.response?.status { metadata["http.response.status_code"] = "\(status.code)" }
+        let elapsed = call?.elapsed
+        if let elapsed { metadata["http.client.request.duration"] = "\(elapsed.seconds)" }
+        logger.log(
+            level: .error,
+            "✗ \(summary(env)) failed\(elapsed.map { " after \($0.text)" } ?? ""): \(error.code): \(message)",
+            metadata: metadata
+        )
+    }
+
+    /// The handler's logger with the metadata every line of this call carries.
+    private func callLogger(_ env: inout Env) -> Logger {
+        var logger = handler.logger
+        logger[metadataKey: "faraday.call.id"] = "\(env.callID())"
+        logger[metadataKey: "http.request.method"] = "\(env.request.method.rawValue)"
+        logger[metadataKey: "url.full"] = "\(handler.redaction.redacting(env.request.url))"
+        return logger
+    }
+
+    /// Which attempt of a ``Retry`` and which hop of a ``FollowRedirects`` this is, when known.
+    private static func position(_ env: Env) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [:]
+        if let attempt = env.attempt { metadata["faraday.attempt"] = "\(attempt)" }
+        if !env.redirects.isEmpty { metadata["faraday.redirect.hop"] = "\(env.redirects.count)" }
+        return metadata
     }
 
     private func logHead(_ env: Env, _ response: ResponseData, _ call: CallLog, streamed: Bool) {
-        let cache = env.cacheStatus.map { ", cache \($0.rawValue)" } ?? ""
-        var lines = [
-            "← \(response.status.code) \(response.status.reasonPhrase) \(summary(env)) (\(call.elapsed)\(cache))"
-        ]
-        if handler.response >= .headers { lines += headerLines(response.headers) }
-        if handler.response >= .bodies && !streamed {
-            lines.append(describe(response.body, contentType: response.headers.contentType))
+        let elapsed = call.elapsed
+        var metadata = Self.position(env)
+        metadata["http.response.status_code"] = "\(response.status.code)"
+        metadata["http.client.request.duration"] = "\(elapsed.seconds)"
+        if let cache = env.cacheStatus { metadata["faraday.cache.status"] = "\(cache.rawValue)" }
+        if handler.response >= .headers { metadata["http.response.header"] = headers(response.headers) }
+        if !streamed {
+            metadata["http.response.body.size"] = "\(response.body.count)"
+            if handler.response >= .bodies {
+                metadata["http.response.body"] = "\(describe(response.body, contentType: response.headers.contentType))"
+            }
         }
-        handler.logger.log(level: handler.level, "\(lines.joined(separator: "\n"))")
+        let cache = env.cacheStatus.map { ", cache \($0.rawValue)" } ?? ""
+        call.logger.log(
+            level: handler.level,
+            "← \(response.status.code) \(response.status.reasonPhrase) \(summary(env)) (\(elapsed.text)\(cache))",
+            metadata: metadata
+        )
     }
 
     private func summary(_ env: Env) -> String {
         "\(env.request.method.rawValue) \(handler.redaction.redacting(env.request.url))"
     }
 
-    private func headerLines(_ fields: HTTPFields) -> [String] {
-        handler.redaction.redact(fields).map { "  \($0.name): \($0.value)" }
+    /// Redacted fields by lowercased name; a name sent more than once keeps each value.
+    private func headers(_ fields: HTTPFields) -> Logger.MetadataValue {
+        var values: [String: [String]] = [:]
+        for field in handler.redaction.redact(fields) {
+            values[field.name.canonicalName, default: []].append(field.value)
+        }
+        return .dictionary(values.mapValues { $0.count == 1 ? .string($0[0]) : .array($0.map { .string($0) }) })
     }
 
     private func requestBody(_ request: Request) -> String? {
         if let bytes = request.body.bytesInMemory {
             return bytes.isEmpty ? nil : describe(bytes, contentType: request.headers.contentType)
         }
-        return "  (streamed body\(request.body.length.map { " of \($0) bytes" } ?? ""))"
+        return "(streamed body\(request.body.length.map { " of \($0) bytes" } ?? ""))"
     }
 
     /// A body as redacted text cut at the limit, or a summary when it is not text.
     private func describe(_ body: Data, contentType: String?) -> String {
-        guard !body.isEmpty else { return "  (empty body)" }
+        guard !body.isEmpty else { return "(empty body)" }
         guard let text = handler.redaction.redactBody(body, contentType: contentType) else {
-            return "  (binary body, \(body.count) bytes\(contentType.map { ", \($0)" } ?? ""))"
+            return "(binary body, \(body.count) bytes\(contentType.map { ", \($0)" } ?? ""))"
         }
         let utf8 = Array(text.utf8)
-        guard utf8.count > handler.bodyLimit else { return "  " + text }
-        return "  " + String(decoding: utf8.prefix(handler.bodyLimit), as: UTF8.self)
+        guard utf8.count > handler.bodyLimit else { return text }
+        return String(decoding: utf8.prefix(handler.bodyLimit), as: UTF8.self)
             + "… (\(utf8.count - handler.bodyLimit) more bytes)"
     }
 
     private enum CallKey: EnvKey { typealias Value = CallLog }
 }
 
-/// When a call started and how much of its stream has passed, shared by its completions.
+/// A call's logger and start, and how much of its stream has passed, shared by its completions.
 private final class CallLog: Sendable {
+    let logger: Logger
     private let started = ContinuousClock.now
     private let counts = Locked((frames: 0, bytes: 0))
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
 
     func add(_ bytes: Int) {
         counts.withLock {
@@ -179,10 +247,11 @@ private final class CallLog: Sendable {
     var frames: Int { counts.withLock { $0.frames } }
     var bytes: Int { counts.withLock { $0.bytes } }
 
-    var elapsed: String {
+    /// The time since the call started, for people (`12.3 ms`) and for metadata (seconds).
+    var elapsed: (text: String, seconds: String) {
         let duration = ContinuousClock.now - started
-        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        return String(format: "%.1f ms", milliseconds)
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return (String(format: "%.1f ms", seconds * 1000), String(format: "%.6f", seconds))
     }
 }
 

@@ -81,6 +81,7 @@ public struct FollowRedirects: Middleware {
             var attempt = env.forAttempt()
             attempt.request = request
             attempt[CrossOriginKey.self] = hasLeftOrigin
+            attempt[RedirectsKey.self] = history
             let completions = try await app.call(attempt)
             guard let status = completions.head.status?.code, Self.redirectStatuses.contains(status),
                 let location = completions.head.response?.headers[.location]
@@ -196,7 +197,8 @@ enum RedirectsKey: EnvKey { typealias Value = [FollowRedirects.Redirect] }
 enum CrossOriginKey: EnvKey { typealias Value = Bool }
 
 extension Env {
-    /// The redirects ``FollowRedirects`` followed to reach this response, first to last.
+    /// The redirects ``FollowRedirects`` followed, first to last: on a response, those that led
+    /// to it; on a request below the `FollowRedirects`, those that led to this request (its hop).
     public var redirects: [FollowRedirects.Redirect] { self[RedirectsKey.self] ?? [] }
 
     /// Whether ``FollowRedirects`` sent this request to another origin (scheme, host or port)

@@ -107,7 +107,8 @@ public struct Retry: Middleware {
         var number = 1
         while true {
             env.events?.emit { $0.attemptStarted($1, attempt: number) }
-            let attemptEnv = env.forAttempt()
+            var attemptEnv = env.forAttempt()
+            attemptEnv[AttemptKey.self] = number
             var failed = Attempt(number: number, request: env.request, error: nil, response: nil, delay: .zero)
             var completions: Completions?
             do {
@@ -200,4 +201,13 @@ public struct Retry: Middleware {
         }
         try env.cancellation.check()
     }
+}
+
+/// Where ``Retry`` numbers its attempts.
+enum AttemptKey: EnvKey { typealias Value = Int }
+
+extension Env {
+    /// The attempt of a ``Retry`` above this request, from 1: below the `Retry`, the attempt
+    /// being sent; on a response (also above it), the attempt that answered. `nil` without a `Retry`.
+    public var attempt: Int? { self[AttemptKey.self] }
 }
