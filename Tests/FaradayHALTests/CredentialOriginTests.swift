@@ -7,16 +7,15 @@ import Testing
 /// another origin (another host, or http from https) unless the user names that origin.
 @Suite(.timeLimit(.minutes(1))) struct CredentialOriginTests {
     /// The credential headers each URL received.
-    final class Received: @unchecked Sendable {
-        private let lock = NSLock()
-        private var seen: [String: [String]] = [:]
+    final class Received: Sendable {
+        private let seen = Locked<[String: [String]]>([:])
 
         func record(_ env: Env) {
             let fields = env.request.headers.filter { ["authorization", "x-api-key"].contains($0.name.canonicalName) }
-            lock.withLock { seen[env.request.url.absoluteString] = fields.map { "\($0.name): \($0.value)" }.sorted() }
+            seen.withLock { $0[env.request.url.absoluteString] = fields.map { "\($0.name): \($0.value)" }.sorted() }
         }
 
-        subscript(_ url: String) -> [String]? { lock.withLock { seen[url] } }
+        subscript(_ url: String) -> [String]? { seen.withLock { $0[url] } }
     }
 
     static let links: [String: String] = [

@@ -102,7 +102,7 @@ public struct HTTPLogger: Middleware {
             request = display.request
         }
         var metadata = Self.position(env)
-        if let length = request.body.length { metadata["http.request.body.size"] = "\(length)" }
+        if let length = request.body.length, length > 0 { metadata["http.request.body.size"] = "\(length)" }
         if handler.request >= .headers { metadata["http.request.header"] = headers(request.headers) }
         if handler.request >= .bodies, let body = requestBody(request) { metadata["http.request.body"] = "\(body)" }
         if handler.logsCurl { metadata["faraday.curl"] = "\(request.curlCommand(redacting: handler.redaction))" }
