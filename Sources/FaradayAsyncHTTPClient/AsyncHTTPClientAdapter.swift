@@ -241,6 +241,15 @@ public final class AsyncHTTPClientAdapter: Adapter {
         }
     }
 
+    /// The call's logger (HTTPLogger's, with the call's metadata) for AsyncHTTPClient's own lines
+    /// about the request, at `.debug` at most: its `.trace` lines print response heads and the
+    /// first bytes of bodies as they are, which no ``Redaction`` has seen (cookies, tokens).
+    private static func clientLogger(_ logger: Logger?) -> Logger? {
+        guard var logger else { return nil }
+        if logger.logLevel < .debug { logger.logLevel = .debug }
+        return logger
+    }
+
     private static func clientTimeout(_ timeouts: ClientKey) -> HTTPClient.Configuration.Timeout {
         var timeout = HTTPClient.Configuration.Timeout(
             connect: TimeAmount(timeouts.connect),
@@ -280,14 +289,12 @@ public final class AsyncHTTPClientAdapter: Adapter {
         let deadline = request.options.timeout.map { NIODeadline.now() + TimeAmount($0) }
 
         try env.cancellation.check()
-        // The call's logger (HTTPLogger's, with the call's metadata): AsyncHTTPClient's own
-        // lines about this request and its connection carry the same metadata.
         let task = client.execute(
             request: clientRequest,
             delegate: delegate,
             eventLoop: .indifferent,
             deadline: deadline,
-            logger: env.logger
+            logger: Self.clientLogger(env.logger)
         )
         let head: ResponseDelegate.Head
         do {

@@ -25,8 +25,8 @@ import Tracing
 /// `url.full` it leads to), and `http.request.resend_count` counts them, as OpenTelemetry's
 /// HTTP conventions name it. Placed below them, each attempt is a span of its own. The layers
 /// and the adapter below run with the span as their `ServiceContext`, so the spans they start
-/// are its children; AsyncHTTPClientAdapter starts none of its own (AsyncHTTPClient's span would
-/// repeat this one).
+/// are its children (up to the response head: hooks run later, as the consumer pulls);
+/// AsyncHTTPClientAdapter starts none of its own (AsyncHTTPClient's span would repeat this one).
 public struct TraceRequests: Middleware {
     /// The app below.
     public let app: any App
@@ -65,7 +65,8 @@ public struct TraceRequests: Middleware {
         }
         var env = env
         tracer.inject(span.context, into: &env.request.headers, using: HTTPFieldsInjector())
-        env.monitorEvents(with: SpanEvents(span: span, redaction: handler.redaction))
+        let events = SpanEvents(span: span, redaction: handler.redaction)
+        env.monitorEvents(with: events)
         do {
             let completions = try await ServiceContext.$current.withValue(span.context) { [env] in
                 try await app.call(env)
@@ -75,14 +76,14 @@ public struct TraceRequests: Middleware {
                 span.attributes["http.response.status_code"] = status.code
                 if status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
             }
-            let resends = (head.attempt ?? 1) - 1 + head.redirects.count
-            if resends > 0 { span.attributes["http.request.resend_count"] = resends }
+            events.recordResendCount()
             if let cache = head.cacheStatus { span.attributes["faraday.cache.status"] = cache.rawValue }
             return completions.onComplete { env in if env.isFinal { span.end() } }.mapErrors { error in
                 Self.fail(span, error)
                 return error
             }
         } catch {
+            events.recordResendCount()
             Self.fail(span, error)
             throw error
         }
@@ -100,8 +101,22 @@ public struct TraceRequests: Middleware {
 private struct SpanEvents: EventMonitor {
     let span: any Span
     let redaction: Redaction
+    /// The requests sent again: one per retry and per redirect.
+    private let resends = Locked(0)
+
+    init(span: any Span, redaction: Redaction) {
+        self.span = span
+        self.redaction = redaction
+    }
+
+    /// Sets `http.request.resend_count` when the call sent any request again.
+    func recordResendCount() {
+        let count = resends.withLock { $0 }
+        if count > 0 { span.attributes["http.request.resend_count"] = count }
+    }
 
     func retryScheduled(_ call: CallInfo, attempt: Int, delay: Duration) {
+        resends.withLock { $0 += 1 }
         let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
         span.addEvent(
             SpanEvent(
@@ -112,6 +127,7 @@ private struct SpanEvents: EventMonitor {
     }
 
     func redirected(_ call: CallInfo, to redirect: FollowRedirects.Redirect) {
+        resends.withLock { $0 += 1 }
         span.addEvent(
             SpanEvent(
                 name: "redirect",

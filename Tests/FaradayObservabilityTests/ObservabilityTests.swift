@@ -102,6 +102,34 @@ import Tracing
         #expect(span.status?.code != .error)
     }
 
+    /// The resend count counts every request sent again, whichever of Retry and FollowRedirects
+    /// is above the other.
+    @Test func theResendCountCountsRetriesAndRedirectsInEitherOrder() async throws {
+        let tracer = InMemoryTracer()
+        let stubs = TestAdapter()
+        let calls = Locked(0)
+        stubs.get("/v1/a") { _, _ in
+            let call = calls.withLock { count in
+                count += 1
+                return count
+            }
+            return call == 1
+                ? StubResponse(status: .serviceUnavailable)
+                : StubResponse(status: .found, headers: [.location: "/v1/b"])
+        }
+        stubs.get("/v1/b") { _, _ in StubResponse() }
+        let connection = try Connection(url: "https://api.example.com/v1") { builder in
+            builder.use(TraceRequests.Handler(tracer: tracer))
+            builder.use(FollowRedirects.Handler())
+            builder.use(Retry.Handler(backoff: .none, statuses: [503], sleep: { _ in }))
+            builder.adapter = stubs
+        }
+        _ = try await connection.get("a").value
+        let span = try #require(tracer.finishedSpans.first)
+        #expect(span.events.map(\.name) == ["retry", "redirect"])
+        #expect(span.attributes["http.request.resend_count"]?.toSpanAttribute() == 2)
+    }
+
     /// What the layers and the adapter below trace is a child of the call's span.
     @Test func spansStartedBelowAreChildrenOfTheCallsSpan() async throws {
         let tracer = InMemoryTracer()

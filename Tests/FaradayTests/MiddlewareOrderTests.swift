@@ -92,7 +92,9 @@ import Testing
             return call == 1 ? .noResponse : StubResponse(body: "ok")
         }
         let connection = try makeConnection(
-            ordered(Timeout.Handler(.milliseconds(200)), Self.retryingTimeouts, firstAbove: timeoutAbove),
+            // A second that the hanging attempt waits out; long enough that the answering attempt,
+            // on a loaded machine, never meets it.
+            ordered(Timeout.Handler(.seconds(1)), Self.retryingTimeouts, firstAbove: timeoutAbove),
             adapter: stubs
         )
         if timeoutAbove {
@@ -146,6 +148,57 @@ import Testing
         #expect(try await logged.get("x").value.response?.text == "ok")
         let requestLines = logs.entries.filter { "\($0.message)".hasPrefix("→") }
         #expect(requestLines.count == (observerAbove ? 1 : 2))
+    }
+
+    /// Every event an Instrumentation layer's monitor hears, in order.
+    private final class EventLog: EventMonitor {
+        private let events = Locked<[String]>([])
+        var log: [String] { events.withLock { $0 } }
+        private func add(_ event: String) { events.withLock { $0.append(event) } }
+        func callStarted(_ call: CallInfo) { add("started") }
+        func attemptStarted(_ call: CallInfo, attempt: Int) { add("attempt \(attempt)") }
+        func retryScheduled(_ call: CallInfo, attempt: Int, delay: Duration) { add("retry") }
+        func responseHeadReceived(_ call: CallInfo, response: ResponseData) { add("head \(response.status.code)") }
+        func callFinished(_ call: CallInfo, response: ResponseData, bytes: Int) { add("finished \(bytes)") }
+        func callFailed(_ call: CallInfo, error: FaradayError) { add("failed \(error.code)") }
+    }
+
+    /// Two observers of one call, one above a Retry and one below it, each hear their own layer's
+    /// events once, and the call's number is the same for all of them; two loggers write to their
+    /// own logger only.
+    @Test func observersAboveAndBelowARetryEachHearTheirOwnEvents() async throws {
+        let stubs = TestAdapter()
+        let calls = Locked(0)
+        stubs.get("/v1/x") { _, _ in
+            calls.increment() == 1 ? StubResponse(status: .serviceUnavailable) : StubResponse(body: "ok")
+        }
+        let (above, below) = (EventLog(), EventLog())
+        let ids = Locked<Set<Int>>([])
+        struct IDs: EventMonitor {
+            let ids: Locked<Set<Int>>
+            func callStarted(_ call: CallInfo) { ids.withLock { _ = $0.insert(call.id) } }
+        }
+        let (upperLogs, lowerLogs) = (InMemoryLogHandler(), InMemoryLogHandler())
+        var quiet = Logger(label: "quiet") { _ in upperLogs }
+        quiet.logLevel = .warning
+        let connection = try makeConnection(
+            [
+                Instrumentation.Handler(monitors: [above, IDs(ids: ids)]),
+                HTTPLogger.Handler(logger: quiet),
+                Self.noWait,
+                Instrumentation.Handler(monitors: [below, IDs(ids: ids)]),
+                HTTPLogger.Handler(logger: Logger(label: "lower") { _ in lowerLogs }),
+            ],
+            adapter: stubs
+        )
+        #expect(try await connection.get("x").value.response?.text == "ok")
+        #expect(above.log == ["started", "attempt 1", "retry", "attempt 2", "head 200", "finished 2"])
+        #expect(below.log == ["started", "head 503", "failed cancelled", "started", "head 200", "finished 2"])
+        #expect(ids.withLock { $0.count } == 1, "one call, one number")
+        #expect(upperLogs.entries.isEmpty, "a logger whose level is off writes nothing, not even the lower one's lines")
+        #expect(lowerLogs.entries.count == 4)
+        let lowerIDs = Set(lowerLogs.entries.map { "\($0.metadata["faraday.call.id"] ?? "")" })
+        #expect(lowerIDs == ["\(ids.withLock { $0.first ?? 0 })"])
     }
 
     // MARK: Authorization / FollowRedirects: the same

@@ -10,7 +10,12 @@ public struct CancellationToken: @unchecked Sendable {
         var nextID = 0
         var handlers: [Int: @Sendable () -> Void] = [:]
         var progress = Progress.unobserved
+        /// The call's number, once a layer asked for it (``callID``).
+        var callID: Int?
     }
+
+    /// The last call number given out in this process.
+    private static let lastCallID = Locked(0)
 
     /// The progress observers of the call.
     private enum Progress {
@@ -88,13 +93,35 @@ public struct CancellationToken: @unchecked Sendable {
     func child(sharesProgress: Bool = true) -> CancellationToken {
         let child = CancellationToken()
         onCancel { child.cancel() }
-        guard sharesProgress else { return child }
+        // An attempt is the same call: the same number, whether it was given yet or not.
+        let callID = self.callID
+        guard sharesProgress else {
+            child.state.withLock { $0.callID = callID }
+            return child
+        }
         let progress = state.withLock { state -> Progress in
             if case .unobserved = state.progress { state.progress = .observed(ProgressHub()) }
             return state.progress
         }
-        child.state.withLock { $0.progress = progress }
+        child.state.withLock {
+            $0.progress = progress
+            $0.callID = callID
+        }
         return child
+    }
+
+    /// The call's number in this process (from 1), given on first use and shared by its attempts:
+    /// what tells the log lines and events of one call from another's.
+    var callID: Int {
+        state.withLock { state in
+            if let id = state.callID { return id }
+            let id = Self.lastCallID.withLock {
+                $0 += 1
+                return $0
+            }
+            state.callID = id
+            return id
+        }
     }
 
     // MARK: Progress

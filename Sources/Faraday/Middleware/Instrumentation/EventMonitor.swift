@@ -46,10 +46,11 @@ extension EventMonitor {
 
 /// Which call an event is about, and how long it has been running.
 public struct CallInfo: Sendable {
-    /// A number that tells the calls of a process apart.
+    /// A number that tells the calls of a process apart: the same for every attempt of a call,
+    /// and the `faraday.call.id` of ``HTTPLogger``'s lines.
     public let id: Int
-    /// The request as it entered ``Instrumentation``.
+    /// The request as it entered the layer that added the monitor (``Instrumentation``).
     public let request: Request
-    /// The time since the call started.
+    /// The time since the call entered that layer.
     public let elapsed: Duration
 }

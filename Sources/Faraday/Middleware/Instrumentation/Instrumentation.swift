@@ -28,106 +28,102 @@ public struct Instrumentation: Middleware {
         public func build(app: any App) -> any App { Instrumentation(app: app, handler: self) }
     }
 
-    public func onRequest(_ env: inout Env) async throws {
-        for monitor in handler.monitors { env.monitorEvents(with: monitor) }
-        let info = env.events?.info()
-        if let info { for monitor in handler.monitors { monitor.callStarted(info) } }
-    }
-
-    /// Reports the head as soon as it is known.
     public func call(_ env: Env) async throws -> Completions {
-        let completions = try await app.call(env)
-        if let head = completions.head.response, let events = env.events {
-            events.emit {
+        var env = env
+        // This layer's record of the call: its own monitors, its own start and byte count, held by
+        // the closures below (an env key would be overwritten by another Instrumentation below).
+        let events = env.addMonitors(handler.monitors)
+        let streamed = Locked(0)
+        events.emitHere { $0.callStarted($1) }
+        let completions: Completions
+        do {
+            completions = try await app.call(env)
+        } catch {
+            let failure = FaradayError.wrapping(error, request: env.request)
+            events.emitHere { $0.callFailed($1, error: failure) }
+            throw failure
+        }
+        // The head, as soon as it is known.
+        if let head = completions.head.response {
+            events.emitHere {
                 $0.responseHeadReceived($1, response: ResponseData(status: head.status, headers: head.headers))
             }
-            if let status = completions.head.cacheStatus { events.emit { $0.cacheAnswered($1, status: status) } }
+            if let status = completions.head.cacheStatus { events.emitHere { $0.cacheAnswered($1, status: status) } }
         }
-        return completions
-    }
-
-    public func onComplete(_ env: inout Env) throws {
-        if let events = env.events { Self.report(env, events) }
-    }
-
-    public func onError(_ error: FaradayError, env: Env) {
-        env.events?.emit { $0.callFailed($1, error: error) }
-    }
-}
-
-extension Instrumentation {
-    /// Reports a frame or the end of a call.
-    private static func report(_ env: Env, _ events: CallEvents) {
-        guard let response = env.response else { return }
-        if let index = env.phase.frameIndex {
-            events.add(response.body.count)
-            events.emit { $0.chunkReceived($1, index: index, bytes: response.body.count) }
-        } else if env.isFinal {
-            let bytes = events.bytes + response.body.count
-            events.emit { $0.callFinished($1, response: response, bytes: bytes) }
+        return completions.onComplete { env in
+            guard let response = env.response else { return }
+            if let index = env.phase.frameIndex {
+                let count = response.body.count
+                streamed.withLock { $0 += count }
+                events.emitHere { $0.chunkReceived($1, index: index, bytes: count) }
+            } else if env.isFinal {
+                let bytes = streamed.withLock { $0 } + response.body.count
+                events.emitHere { $0.callFinished($1, response: response, bytes: bytes) }
+            }
+        }.mapErrors { error in
+            events.emitHere { $0.callFailed($1, error: error) }
+            return error
         }
     }
 }
 
-/// The events of one call: its id, start and monitors, for the middleware that report.
+/// The monitors one layer added to a call, and those of the layers above: a layer's own events
+/// go to its monitors (``emitHere(_:)``), the events of ``Retry`` and ``FollowRedirects`` to every
+/// monitor above them (``emit(_:)``). Each pass through a layer below a retrying one makes a node of
+/// its own, so no monitor hears an event twice or hears another attempt's.
 final class CallEvents: Sendable {
     let id: Int
     let request: Request
     private let started = ContinuousClock.now
-    private let state = Locked((monitors: [any EventMonitor](), streamed: 0))
+    private let monitors: [any EventMonitor]
+    private let parent: CallEvents?
 
-    init(id: Int, request: Request) {
+    init(id: Int, request: Request, monitors: [any EventMonitor], parent: CallEvents?) {
         self.id = id
         self.request = request
+        self.monitors = monitors
+        self.parent = parent
     }
 
-    var bytes: Int { state.withLock { $0.streamed } }
-    func add(_ bytes: Int) { state.withLock { $0.streamed += bytes } }
-    func add(_ monitor: any EventMonitor) { state.withLock { $0.monitors.append(monitor) } }
+    private var info: CallInfo { CallInfo(id: id, request: request, elapsed: ContinuousClock.now - started) }
 
-    func info() -> CallInfo { CallInfo(id: id, request: request, elapsed: ContinuousClock.now - started) }
-
-    func emit(_ event: (any EventMonitor, CallInfo) -> Void) {
-        let monitors = state.withLock { $0.monitors }
-        let info = info()
+    /// Tells this node's monitors.
+    func emitHere(_ event: (any EventMonitor, CallInfo) -> Void) {
+        let info = info
         for monitor in monitors { event(monitor, info) }
+    }
+
+    /// Tells the monitors of this node and of every node above it.
+    func emit(_ event: (any EventMonitor, CallInfo) -> Void) {
+        var node: CallEvents? = self
+        while let current = node {
+            current.emitHere(event)
+            node = current.parent
+        }
     }
 }
 
 enum CallEventsKey: EnvKey { typealias Value = CallEvents }
 
-/// The number of a call, given by the first layer that reports it (``Instrumentation``,
-/// ``HTTPLogger``), so that their reports of one call carry the same number.
-enum CallIDKey: EnvKey {
-    typealias Value = Int
-    static let last = Locked(0)
-}
-
 extension Env {
     /// The events of this call, when a layer above monitors them.
     var events: CallEvents? { self[CallEventsKey.self] }
 
-    /// This call's number in the process (from 1), given on first use.
-    mutating func callID() -> Int {
-        if let id = self[CallIDKey.self] { return id }
-        let id = CallIDKey.last.withLock {
-            $0 += 1
-            return $0
-        }
-        self[CallIDKey.self] = id
-        return id
+    /// This call's number in the process (from 1), the same for all its attempts.
+    var callID: Int { cancellation.callID }
+
+    /// Adds monitors for the rest of this pass down the stack: they hear what the layers below
+    /// report (``Retry``'s attempts and retries, ``FollowRedirects``' redirects), as ``Instrumentation``'s
+    /// monitors do. A layer that traces or measures one call (a span per call) uses it.
+    public mutating func monitorEvents(with monitor: any EventMonitor) {
+        addMonitors([monitor])
     }
 
-    /// Adds a monitor for the rest of this call: the layers below report their events to it
-    /// (``Retry``'s attempts and retries, ``FollowRedirects``' redirects, and ``Instrumentation``'s
-    /// head, chunks and end when it is above). A layer that traces or measures one call uses it.
-    public mutating func monitorEvents(with monitor: any EventMonitor) {
-        if let events {
-            events.add(monitor)
-        } else {
-            let events = CallEvents(id: callID(), request: request)
-            events.add(monitor)
-            self[CallEventsKey.self] = events
-        }
+    /// ``monitorEvents(with:)`` for a list; returns the node that holds them.
+    @discardableResult
+    mutating func addMonitors(_ monitors: [any EventMonitor]) -> CallEvents {
+        let events = CallEvents(id: callID, request: request, monitors: monitors, parent: events)
+        self[CallEventsKey.self] = events
+        return events
     }
 }

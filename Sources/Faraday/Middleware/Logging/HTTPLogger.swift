@@ -85,13 +85,38 @@ public struct HTTPLogger: Middleware {
         public func build(app: any App) -> any App { HTTPLogger(app: app, handler: self) }
     }
 
-    public func onRequest(_ env: inout Env) async throws {
+    public func call(_ env: Env) async throws -> Completions {
         // With the level off, the call is not followed at all: no timing, no lines built. Only a
-        // failure (at `.error`) is still logged, without its time.
-        guard handler.logger.logLevel <= handler.level else { return }
-        let call = CallLog(logger: callLogger(&env))
-        env[CallKey.self] = call
+        // failure (at `.error`) is still logged, by `onError`, without its time.
+        guard isFollowing else { return try await app.call(env) }
+        var env = env
+        // This layer's record of the call, held by the closures below (an env key would be
+        // overwritten by another HTTPLogger below).
+        let call = CallLog(logger: callLogger(env))
         env.logger = call.logger
+        do {
+            try logRequest(env, call)
+            return try await app.call(env).onComplete { env in log(env, call) }.mapErrors { [env] error in
+                logFailure(error, env, call)
+                return error
+            }
+        } catch {
+            let failure = FaradayError.wrapping(error, request: env.request)
+            logFailure(failure, env, call)
+            throw failure
+        }
+    }
+
+    public func onError(_ error: FaradayError, env: Env) {
+        // A call that is followed has its failure logged by `call(_:)`, with its time.
+        guard !isFollowing else { return }
+        logFailure(error, env, nil)
+    }
+
+    /// Whether the logger's level lets the request and response lines through.
+    private var isFollowing: Bool { handler.logger.logLevel <= handler.level }
+
+    private func logRequest(_ env: Env, _ call: CallLog) throws {
         // Above an encoder the body is still a value: the log shows it encoded by the stack's
         // encoder, with its Content-Type, as it will go on the wire. A copy is encoded: what is sent
         // must not depend on the log level.
@@ -109,8 +134,9 @@ public struct HTTPLogger: Middleware {
         call.logger.log(level: handler.level, "→ \(summary(env))", metadata: metadata)
     }
 
-    public func onComplete(_ env: inout Env) throws {
-        guard let call = env[CallKey.self], let response = env.response else { return }
+    /// A completion: the head (with the first frame of a stream), a chunk, or the end of a stream.
+    private func log(_ env: Env, _ call: CallLog) {
+        guard let response = env.response else { return }
         let isStreamed = env.phase.frameIndex != nil || call.frames > 0
         if let index = env.phase.frameIndex {
             if index == 0 { logHead(env, response, call, streamed: true) }
@@ -137,10 +163,10 @@ public struct HTTPLogger: Middleware {
         }
     }
 
-    public func onError(_ error: FaradayError, env: Env) {
-        let call = env[CallKey.self]
-        var env = env
-        let logger = call?.logger ?? callLogger(&env)
+    /// The failure line, with the call's time when it was followed.
+    private func logFailure(_ error: FaradayError, _ env: Env, _ call: CallLog?) {
+        guard handler.logger.logLevel <= .error else { return }
+        let logger = call?.logger ?? callLogger(env)
         // Messages name URLs: the request's, or the error's own (a redirect's), redacted here too.
         var message = handler.redaction.scrub(error.message, of: env.request.url)
         if let url = error.url { message = handler.redaction.scrub(message, of: url) }
@@ -156,9 +182,9 @@ public struct HTTPLogger: Middleware {
     }
 
     /// The handler's logger with the metadata every line of this call carries.
-    private func callLogger(_ env: inout Env) -> Logger {
+    private func callLogger(_ env: Env) -> Logger {
         var logger = handler.logger
-        logger[metadataKey: "faraday.call.id"] = "\(env.callID())"
+        logger[metadataKey: "faraday.call.id"] = "\(env.callID)"
         logger[metadataKey: "http.request.method"] = "\(env.request.method.rawValue)"
         logger[metadataKey: "url.full"] = "\(handler.redaction.redacting(env.request.url))"
         return logger
@@ -225,7 +251,6 @@ public struct HTTPLogger: Middleware {
             + "… (\(utf8.count - handler.bodyLimit) more bytes)"
     }
 
-    private enum CallKey: EnvKey { typealias Value = CallLog }
 }
 
 /// A call's logger and start, and how much of its stream has passed, shared by its completions.
