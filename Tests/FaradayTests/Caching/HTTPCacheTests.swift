@@ -487,10 +487,13 @@ import Testing
         origin.route("/v1/post", method: .post) { _, _ in StubResponse(status: .created) }
         let events = CacheEvents()
         let logs = InMemoryLogHandler()
-        let (connection, _) = try origin.connection(above: [
-            Instrumentation.Handler(monitors: [events]),
-            HTTPLogger.Handler(logger: Logger(label: "test") { _ in logs }),
-        ])
+        let (connection, _) = try origin.connection(
+            above: [
+                Instrumentation.Handler(monitors: [events]),
+                HTTPLogger.Handler(logger: Logger(label: "test") { _ in logs }),
+            ],
+            below: [Retry.Handler(backoff: .none, sleep: { _ in })]
+        )
         _ = try await connection.get("x").value
         _ = try await connection.get("x").value
         origin.route("/v1/x") { _, _ in StubResponse(status: .notModified, headers: origin.headers([])) }
@@ -501,6 +504,9 @@ import Testing
         let lines = logs.entries.map(\.message.description).filter { $0.hasPrefix("←") }
         #expect(lines.count == 4)
         #expect(zip(lines, ["miss", "hit", "revalidated", "uncacheable"]).allSatisfy { $0.contains("cache \($1)") })
+        // What went to the network says which attempt answered; a hit made none.
+        let attempts = logs.entries.filter { "\($0.message)".hasPrefix("←") }.map { $0.metadata["faraday.attempt"] }
+        #expect(attempts == ["1", nil, "1", "1"])
     }
 }
 

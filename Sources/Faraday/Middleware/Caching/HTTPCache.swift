@@ -184,13 +184,14 @@ public struct HTTPCache: Middleware {
             } else if generation == handler.shared.generation.withLock({ $0 }) {
                 handler.store.store(updated, for: key)
             }
-            if let revalidated = serve(updated, env, .revalidated, now: responseDate) { return revalidated }
+            // From the 304's env: what the layers below said of the exchange (Retry's attempt) stays.
+            if let revalidated = serve(updated, head, .revalidated, now: responseDate) { return revalidated }
             // Its body went missing meanwhile: ask again.
             return try await fetch(env, requestControl, key: key, entry: nil, generation: generation)
         }
         if let entry, [500, 502, 503, 504].contains(response.status.code),
             handler.policy.mayServeOnError(entry, requestControl: requestControl, now: responseDate),
-            let stale = serve(entry, env, .stale, now: responseDate)
+            let stale = serve(entry, head, .stale, now: responseDate)
         {
             try? await completions.drain()
             return stale
