@@ -30,10 +30,9 @@ public struct Instrumentation: Middleware {
 
     public func call(_ env: Env) async throws -> Completions {
         var env = env
-        // This layer's record of the call: its own monitors, its own start and byte count, held by
-        // the closures below (an env key would be overwritten by another Instrumentation below).
+        // This layer's record of the call (its monitors, start and byte count), held by the
+        // closures below: an env key would be overwritten by another Instrumentation below.
         let events = env.addMonitors(handler.monitors)
-        let streamed = Locked(0)
         events.emitHere { $0.callStarted($1) }
         let completions: Completions
         do {
@@ -50,17 +49,7 @@ public struct Instrumentation: Middleware {
             }
             if let status = completions.head.cacheStatus { events.emitHere { $0.cacheAnswered($1, status: status) } }
         }
-        return completions.onComplete { env in
-            guard let response = env.response else { return }
-            if let index = env.phase.frameIndex {
-                let count = response.body.count
-                streamed.withLock { $0 += count }
-                events.emitHere { $0.chunkReceived($1, index: index, bytes: count) }
-            } else if env.isFinal {
-                let bytes = streamed.withLock { $0 } + response.body.count
-                events.emitHere { $0.callFinished($1, response: response, bytes: bytes) }
-            }
-        }.mapErrors { error in
+        return completions.onComplete { env in events.report(env) }.mapErrors { error in
             events.emitHere { $0.callFailed($1, error: error) }
             return error
         }
@@ -71,25 +60,30 @@ public struct Instrumentation: Middleware {
 /// go to its monitors (``emitHere(_:)``), the events of ``Retry`` and ``FollowRedirects`` to every
 /// monitor above them (``emit(_:)``). Each pass through a layer below a retrying one makes a node of
 /// its own, so no monitor hears an event twice or hears another attempt's.
-final class CallEvents: Sendable {
-    let id: Int
-    let request: Request
-    private let started = ContinuousClock.now
-    private let monitors: [any EventMonitor]
-    private let parent: CallEvents?
+///
+/// One allocation with its lock, which guards the streamed byte count; the rest never changes.
+struct CallEvents: @unchecked Sendable {
+    // `@unchecked Sendable`: copies share `storage`, whose state is only touched under its lock.
+    private let storage: LockedBuffer<State>
 
-    init(id: Int, request: Request, monitors: [any EventMonitor], parent: CallEvents?) {
-        self.id = id
-        self.request = request
-        self.monitors = monitors
-        self.parent = parent
+    private struct State {
+        let id: Int
+        let request: Request
+        let started: ContinuousClock.Instant
+        let monitors: [any EventMonitor]
+        let parent: CallEvents?
+        var streamed = 0
     }
 
-    private var info: CallInfo { CallInfo(id: id, request: request, elapsed: ContinuousClock.now - started) }
+    init(id: Int, request: Request, monitors: [any EventMonitor], parent: CallEvents?) {
+        storage = LockedBuffer.make(State(id: id, request: request, started: .now, monitors: monitors, parent: parent))
+    }
 
     /// Tells this node's monitors.
     func emitHere(_ event: (any EventMonitor, CallInfo) -> Void) {
-        let info = info
+        let (monitors, info) = storage.withLock {
+            ($0.monitors, CallInfo(id: $0.id, request: $0.request, elapsed: .now - $0.started))
+        }
         for monitor in monitors { event(monitor, info) }
     }
 
@@ -98,7 +92,20 @@ final class CallEvents: Sendable {
         var node: CallEvents? = self
         while let current = node {
             current.emitHere(event)
-            node = current.parent
+            node = current.storage.withLock { $0.parent }
+        }
+    }
+
+    /// A frame (counted) or the end of the call, for this node's monitors.
+    func report(_ env: Env) {
+        guard let response = env.response else { return }
+        let count = response.body.count
+        if let index = env.phase.frameIndex {
+            storage.withLock { $0.streamed += count }
+            emitHere { $0.chunkReceived($1, index: index, bytes: count) }
+        } else if env.isFinal {
+            let bytes = storage.withLock { $0.streamed } + count
+            emitHere { $0.callFinished($1, response: response, bytes: bytes) }
         }
     }
 }
