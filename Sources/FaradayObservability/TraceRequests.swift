@@ -19,7 +19,7 @@ import Tracing
 /// swift-otel that is the W3C `traceparent` header. A streamed response's span ends with its
 /// last frame; a call that fails or is abandoned ends it as an error.
 ///
-/// One span per call: placed above ``Retry`` and ``FollowRedirects``, the call's attempts and
+/// One span per call: placed above `Retry` and `FollowRedirects`, the call's attempts and
 /// redirects are events of its span (`retry` with `faraday.attempt` and
 /// `faraday.retry.delay_ms`; `redirect` with `http.response.status_code` and the redacted
 /// `url.full` it leads to), and `http.request.resend_count` counts them, as OpenTelemetry's
