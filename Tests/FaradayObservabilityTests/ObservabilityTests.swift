@@ -14,6 +14,16 @@ import Tracing
         }
     }
 
+    /// TraceRequests above FollowRedirects above a Retry of 503s.
+    private func tracedWithRetriesAndRedirects(_ tracer: InMemoryTracer, _ stubs: TestAdapter) throws -> Connection {
+        try Connection(url: "https://api.example.com/v1") { builder in
+            builder.use(TraceRequests.Handler(tracer: tracer))
+            builder.use(FollowRedirects.Handler())
+            builder.use(Retry.Handler(backoff: .none, statuses: [503], sleep: { _ in }))
+            builder.adapter = stubs
+        }
+    }
+
     @Test func eachCallIsAClientSpanWhoseContextTravelsInTheHeaders() async throws {
         let tracer = InMemoryTracer()
         let stubs = TestAdapter()
@@ -80,12 +90,7 @@ import Tracing
             }
             return StubResponse(status: fails ? .serviceUnavailable : .ok)
         }
-        let connection = try Connection(url: "https://api.example.com/v1") { builder in
-            builder.use(TraceRequests.Handler(tracer: tracer))
-            builder.use(FollowRedirects.Handler())
-            builder.use(Retry.Handler(backoff: .none, statuses: [503], sleep: { _ in }))
-            builder.adapter = stubs
-        }
+        let connection = try tracedWithRetriesAndRedirects(tracer, stubs)
         _ = try await connection.get("old").value
         let spans = tracer.finishedSpans
         #expect(spans.count == 1)
@@ -118,12 +123,7 @@ import Tracing
                 : StubResponse(status: .found, headers: [.location: "/v1/b"])
         }
         stubs.get("/v1/b") { _, _ in StubResponse() }
-        let connection = try Connection(url: "https://api.example.com/v1") { builder in
-            builder.use(TraceRequests.Handler(tracer: tracer))
-            builder.use(FollowRedirects.Handler())
-            builder.use(Retry.Handler(backoff: .none, statuses: [503], sleep: { _ in }))
-            builder.adapter = stubs
-        }
+        let connection = try tracedWithRetriesAndRedirects(tracer, stubs)
         _ = try await connection.get("a").value
         let span = try #require(tracer.finishedSpans.first)
         #expect(span.events.map(\.name) == ["retry", "redirect"])
