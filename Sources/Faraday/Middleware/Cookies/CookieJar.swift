@@ -175,7 +175,8 @@ public final class CookieJar: Resettable {
     var generation: Int { state.withLock { $0.generation } }
 
     /// Stores headers unless the jar was reset since `generation`.
-    func store(_ headers: [String], from url: URL, now: Date, generation: Int?) {
+    func store<Headers: Sequence>(_ headers: Headers, from url: URL, now: Date, generation: Int?)
+    where Headers.Element == String {
         let outcomes = headers.map { SetCookie.parse($0, from: url, now: now, suffixes: suffixes) }
         guard outcomes.contains(where: { if case .ignore = $0 { false } else { true } }) else { return }
         let isSecureOrigin = CookieRules.Target(url)?.isSecure ?? false

@@ -43,7 +43,6 @@ public struct Cookies: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        env[GenerationKey.self] = handler.jar.generation
         guard let header = handler.jar.cookieHeader(for: env.request.url) else { return }
         // Appended as one field after any the request has: reading `headers[.cookie]` joins them
         // with "; ", and adapters send them as one header (RFC 6265 §5.4).
@@ -53,13 +52,14 @@ public struct Cookies: Middleware {
     /// Stores the cookies as soon as the head arrives: those of a response that a layer above
     /// discards (a redirect, a retried attempt) count too.
     public func call(_ env: Env) async throws -> Completions {
+        // The jar's state as the request leaves: a reset while it is out keeps its answer's cookies
+        // out of the jar.
+        let generation = handler.jar.generation
         let completions = try await app.call(env)
-        let headers = completions.head.responseHeaders[values: .setCookie]
+        let headers = completions.head.responseHeaders.lazy.filter { $0.name == .setCookie }.map(\.value)
         if !headers.isEmpty {
-            handler.jar.store(headers, from: env.request.url, now: Date(), generation: env[GenerationKey.self])
+            handler.jar.store(headers, from: env.request.url, now: Date(), generation: generation)
         }
         return completions
     }
-
-    private enum GenerationKey: EnvKey { typealias Value = Int }
 }
