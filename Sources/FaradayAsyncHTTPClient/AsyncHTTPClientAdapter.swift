@@ -55,7 +55,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
 
     /// What sets one client apart from another: timeouts are per client in AsyncHTTPClient, and
     /// so is the pin check (see ``ConnectionPinVerifier``).
-    private struct ClientKey: Hashable {
+    struct ClientKey: Hashable {
         var connect: Duration
         var read: Duration?
         var write: Duration?
@@ -88,7 +88,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
 
     /// The configuration the adapter was made with.
     public let configuration: Configuration
-    private let eventLoopGroup: any EventLoopGroup
+    let eventLoopGroup: any EventLoopGroup
     private let state = Locked(State())
 
     /// Creates an adapter; its clients run on NIO's shared event loop group.
@@ -163,100 +163,6 @@ public final class AsyncHTTPClientAdapter: Adapter {
         }
         // Idle: no call of theirs is running, so nothing is cut short.
         for client in evicted { _ = client.shutdown() }
-    }
-
-    /// The key of a request's client, and the pin check a new client for it would make (the
-    /// first request's policy is the client's).
-    private func clientKey(for request: Request) throws(FaradayError) -> (ClientKey, ConnectionPinVerifier?) {
-        let options = request.options
-        var pinned: PinnedHost?
-        var verifier: ConnectionPinVerifier?
-        try options.pinning?.refusePlainHTTP(request)
-        if let policy = options.pinning, let host = request.url.host, let rule = policy.activeRule(for: host) {
-            let pinnedHost = PinnedHost(
-                host: host,
-                rule: rule,
-                trustRoots: options.tls.trustRoots,
-                trustsSystemRoots: options.tls.trustsSystemRoots
-            )
-            pinned = pinnedHost
-            verifier = ConnectionPinVerifier(pinned: pinnedHost, policy: policy)
-        }
-        let proxy = options.proxy?.proxy(for: request.url)
-        if let proxy, proxy.kind == .socks5, proxy.username != nil {
-            throw FaradayError(
-                .unsupportedOption,
-                "AsyncHTTPClient connects to SOCKS5 proxies without authentication; the credentials for \(proxy.address) would be dropped.",
-                method: request.method,
-                url: request.url
-            )
-        }
-        let key = ClientKey(
-            connect: options.openTimeout ?? configuration.connectTimeout,
-            read: options.readTimeout ?? configuration.readTimeout,
-            write: options.writeTimeout ?? configuration.writeTimeout,
-            pinned: pinned,
-            proxy: proxy
-        )
-        return (key, verifier)
-    }
-
-    private func makeClient(_ key: ClientKey, verifier: ConnectionPinVerifier?) -> HTTPClient {
-        var clientConfiguration = HTTPClient.Configuration(
-            tlsConfiguration: configuration.tlsConfiguration,
-            redirectConfiguration: .disallow,
-            timeout: Self.clientTimeout(key),
-            connectionPool: .init(idleTimeout: .init(configuration.idleTimeout)),
-            proxy: key.proxy.map(Self.clientProxy),
-            ignoreUncleanSSLShutdown: false,
-            decompression: .disabled
-        )
-        clientConfiguration.httpVersion = configuration.httpVersion
-        clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit =
-            configuration.maximumConnectionsPerHost
-        // A refused or failed connection fails the call at once; retrying is a middleware's job.
-        clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        // AsyncHTTPClient would start a span of its own for every request, next to the one
-        // TraceRequests makes for the call (and outside its trace): spans are TraceRequests' job,
-        // the same on every adapter. Without a tracer that is also a few microseconds a request saved.
-        clientConfiguration.tracing.tracer = nil
-        if let verifier {
-            clientConfiguration.http1_1ConnectionDebugInitializer = verifier.initializer()
-            clientConfiguration.http2ConnectionDebugInitializer = verifier.initializer()
-        }
-        return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: clientConfiguration)
-    }
-
-    /// The client's proxy: a `CONNECT` tunnel for every URL (AsyncHTTPClient tunnels plain
-    /// `http://` too), or SOCKS5.
-    private static func clientProxy(_ proxy: Proxy) -> HTTPClient.Configuration.Proxy {
-        switch proxy.kind {
-        case .socks5:
-            return .socksServer(host: proxy.host, port: proxy.port)
-        case .http:
-            let authorization = proxy.username.map {
-                HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "")
-            }
-            return .server(host: proxy.host, port: proxy.port, authorization: authorization)
-        }
-    }
-
-    /// The call's logger (HTTPLogger's, with the call's metadata) for AsyncHTTPClient's own lines
-    /// about the request, at `.debug` at most: its `.trace` lines print response heads and the
-    /// first bytes of bodies as they are, which no ``Redaction`` has seen (cookies, tokens).
-    private static func clientLogger(_ logger: Logger?) -> Logger? {
-        guard var logger else { return nil }
-        if logger.logLevel < .debug { logger.logLevel = .debug }
-        return logger
-    }
-
-    private static func clientTimeout(_ timeouts: ClientKey) -> HTTPClient.Configuration.Timeout {
-        var timeout = HTTPClient.Configuration.Timeout(
-            connect: TimeAmount(timeouts.connect),
-            read: timeouts.read.map(TimeAmount.init)
-        )
-        timeout.write = timeouts.write.map(TimeAmount.init)
-        return timeout
     }
 
     // MARK: Adapter

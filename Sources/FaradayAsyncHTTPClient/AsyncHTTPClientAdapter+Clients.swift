@@ -1,0 +1,103 @@
+import AsyncHTTPClient
+import Faraday
+import Foundation
+import NIOCore
+import NIOPosix
+import Tracing
+
+// The HTTPClient of a request: its key (timeouts, pinning, proxy) and its configuration.
+extension AsyncHTTPClientAdapter {
+    /// The key of a request's client, and the pin check a new client for it would make (the
+    /// first request's policy is the client's).
+    func clientKey(for request: Request) throws(FaradayError) -> (ClientKey, ConnectionPinVerifier?) {
+        let options = request.options
+        var pinned: PinnedHost?
+        var verifier: ConnectionPinVerifier?
+        try options.pinning?.refusePlainHTTP(request)
+        if let policy = options.pinning, let host = request.url.host, let rule = policy.activeRule(for: host) {
+            let pinnedHost = PinnedHost(
+                host: host,
+                rule: rule,
+                trustRoots: options.tls.trustRoots,
+                trustsSystemRoots: options.tls.trustsSystemRoots
+            )
+            pinned = pinnedHost
+            verifier = ConnectionPinVerifier(pinned: pinnedHost, policy: policy)
+        }
+        let proxy = options.proxy?.proxy(for: request.url)
+        if let proxy, proxy.kind == .socks5, proxy.username != nil {
+            throw FaradayError(
+                .unsupportedOption,
+                "AsyncHTTPClient connects to SOCKS5 proxies without authentication; the credentials for \(proxy.address) would be dropped.",
+                method: request.method,
+                url: request.url
+            )
+        }
+        let key = ClientKey(
+            connect: options.openTimeout ?? configuration.connectTimeout,
+            read: options.readTimeout ?? configuration.readTimeout,
+            write: options.writeTimeout ?? configuration.writeTimeout,
+            pinned: pinned,
+            proxy: proxy
+        )
+        return (key, verifier)
+    }
+
+    func makeClient(_ key: ClientKey, verifier: ConnectionPinVerifier?) -> HTTPClient {
+        var clientConfiguration = HTTPClient.Configuration(
+            tlsConfiguration: configuration.tlsConfiguration,
+            redirectConfiguration: .disallow,
+            timeout: Self.clientTimeout(key),
+            connectionPool: .init(idleTimeout: .init(configuration.idleTimeout)),
+            proxy: key.proxy.map(Self.clientProxy),
+            ignoreUncleanSSLShutdown: false,
+            decompression: .disabled
+        )
+        clientConfiguration.httpVersion = configuration.httpVersion
+        clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit =
+            configuration.maximumConnectionsPerHost
+        // A refused or failed connection fails the call at once; retrying is a middleware's job.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
+        // AsyncHTTPClient would start a span of its own for every request, next to the one
+        // TraceRequests makes for the call (and outside its trace): spans are TraceRequests' job,
+        // the same on every adapter. Without a tracer that is also a few microseconds a request saved.
+        clientConfiguration.tracing.tracer = nil
+        if let verifier {
+            clientConfiguration.http1_1ConnectionDebugInitializer = verifier.initializer()
+            clientConfiguration.http2ConnectionDebugInitializer = verifier.initializer()
+        }
+        return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: clientConfiguration)
+    }
+
+    /// The client's proxy: a `CONNECT` tunnel for every URL (AsyncHTTPClient tunnels plain
+    /// `http://` too), or SOCKS5.
+    static func clientProxy(_ proxy: Proxy) -> HTTPClient.Configuration.Proxy {
+        switch proxy.kind {
+        case .socks5:
+            return .socksServer(host: proxy.host, port: proxy.port)
+        case .http:
+            let authorization = proxy.username.map {
+                HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "")
+            }
+            return .server(host: proxy.host, port: proxy.port, authorization: authorization)
+        }
+    }
+
+    /// The call's logger (HTTPLogger's, with the call's metadata) for AsyncHTTPClient's own lines
+    /// about the request, at `.debug` at most: its `.trace` lines print response heads and the
+    /// first bytes of bodies as they are, which no ``Redaction`` has seen (cookies, tokens).
+    static func clientLogger(_ logger: Logger?) -> Logger? {
+        guard var logger else { return nil }
+        if logger.logLevel < .debug { logger.logLevel = .debug }
+        return logger
+    }
+
+    static func clientTimeout(_ timeouts: ClientKey) -> HTTPClient.Configuration.Timeout {
+        var timeout = HTTPClient.Configuration.Timeout(
+            connect: TimeAmount(timeouts.connect),
+            read: timeouts.read.map(TimeAmount.init)
+        )
+        timeout.write = timeouts.write.map(TimeAmount.init)
+        return timeout
+    }
+}
