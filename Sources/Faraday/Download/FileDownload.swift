@@ -133,7 +133,7 @@ struct FileDownload: Sendable {
             guard let resume, head.status?.code == 416 else { return .passUp }
             // `bytes */N`: the file has N bytes; a part of exactly that length is whole.
             let field = headers[.contentRange] ?? ""
-            if field.hasPrefix("bytes */"), ContentRange.number(field.dropFirst(8)) == resume.offset {
+            if field.hasPrefix("bytes */"), Int64(asciiDigits: field.dropFirst(8)) == resume.offset {
                 return .complete(resume.offset)
             }
             return .startOver
@@ -142,7 +142,7 @@ struct FileDownload: Sendable {
         // ranges count: it is written whole and never resumed.
         let isDecoded = head.decodedContentEncoding != nil
         guard status == 206 else {
-            let length = isDecoded ? nil : headers[.contentLength].flatMap { ContentRange.number($0[...]) }
+            let length = isDecoded ? nil : headers[.contentLength].flatMap { Int64(asciiDigits: $0) }
             return .write(from: 0, total: length, validator: isDecoded ? nil : validator(of: headers))
         }
         if isDecoded { return .startOver }
@@ -208,21 +208,17 @@ struct ContentRange {
         let parts = field.dropFirst(6).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         let bounds = parts[0].split(separator: "-", omittingEmptySubsequences: false)
-        guard bounds.count == 2, let first = Self.number(bounds[0]), let last = Self.number(bounds[1]), first <= last
+        guard bounds.count == 2, let first = Int64(asciiDigits: bounds[0]), let last = Int64(asciiDigits: bounds[1]),
+            first <= last
         else { return nil }
         self.first = first
         self.last = last
         if parts[1] == "*" {
             completeLength = nil
         } else {
-            guard let complete = Self.number(parts[1]), complete > last else { return nil }
+            guard let complete = Int64(asciiDigits: parts[1]), complete > last else { return nil }
             completeLength = complete
         }
     }
 
-    /// Digits only: `Int64("+5")` would take the sign.
-    static func number(_ text: Substring) -> Int64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return Int64(text)
-    }
 }

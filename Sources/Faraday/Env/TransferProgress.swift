@@ -52,9 +52,7 @@ public struct TransferProgressReporter: Sendable {
     /// that has no body (1xx, 204, 304), else its `Content-Length` when valid.
     public static func expectedBodyLength(method: HTTPRequest.Method, status: Int, contentLength: String?) -> Int64? {
         if method == .head || (100..<200).contains(status) || status == 204 || status == 304 { return 0 }
-        guard let contentLength, !contentLength.isEmpty, contentLength.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
-        else { return nil }
-        return Int64(contentLength)
+        return contentLength.flatMap { Int64(asciiDigits: $0) }
     }
 }
 

@@ -22,7 +22,8 @@ enum HTTPDate {
         // IMF-fixdate: day-name "," SP 2DIGIT SP month SP 4DIGIT SP time SP "GMT"
         if parts.count == 6, parts[0].count == 4, parts[0].hasSuffix(","), days.contains(String(parts[0].dropLast())),
             parts[5] == "gmt", parts[1].count == 2, parts[3].count == 4,
-            let day = number(parts[1]), let month = months.firstIndex(of: parts[2]), let year = number(parts[3])
+            let day = Int(asciiDigits: parts[1]), let month = months.firstIndex(of: parts[2]),
+            let year = Int(asciiDigits: parts[3])
         {
             return date(year: year, month: month + 1, day: day, time: parts[4])
         }
@@ -31,8 +32,8 @@ enum HTTPDate {
             parts[3] == "gmt"
         {
             let date = parts[1].split(separator: "-", omittingEmptySubsequences: false)
-            guard date.count == 3, date[0].count == 2, date[2].count == 2, let day = number(date[0]),
-                let month = months.firstIndex(of: String(date[1])), let shortYear = number(date[2])
+            guard date.count == 3, date[0].count == 2, date[2].count == 2, let day = Int(asciiDigits: date[0]),
+                let month = months.firstIndex(of: String(date[1])), let shortYear = Int(asciiDigits: date[2])
             else { return nil }
             // RFC 9110: a year that would be more than 50 years in the future is in the past.
             let thisYear = Calendar(identifier: .gregorian).component(.year, from: now)
@@ -43,7 +44,8 @@ enum HTTPDate {
         // asctime: day-name SP month SP ( 2DIGIT / ( SP DIGIT ) ) SP time SP 4DIGIT
         let compact = parts.filter { !$0.isEmpty }
         if compact.count == 5, days.contains(compact[0]), let month = months.firstIndex(of: compact[1]),
-            compact[2].count <= 2, let day = number(compact[2]), compact[4].count == 4, let year = number(compact[4]),
+            compact[2].count <= 2, let day = Int(asciiDigits: compact[2]), compact[4].count == 4,
+            let year = Int(asciiDigits: compact[4]),
             text.count == 24
         {
             return date(year: year, month: month + 1, day: day, time: compact[3])
@@ -51,16 +53,11 @@ enum HTTPDate {
         return nil
     }
 
-    private static func number(_ digits: some StringProtocol) -> Int? {
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return Int(digits)
-    }
-
     /// `HH:MM:SS` on the day, in UTC, or `nil` when either does not exist.
     private static func date(year: Int, month: Int, day: Int, time: String) -> Date? {
         let clock = time.split(separator: ":", omittingEmptySubsequences: false)
-        guard clock.count == 3, clock.allSatisfy({ $0.count == 2 }), let hour = number(clock[0]),
-            let minute = number(clock[1]), let second = number(clock[2])
+        guard clock.count == 3, clock.allSatisfy({ $0.count == 2 }), let hour = Int(asciiDigits: clock[0]),
+            let minute = Int(asciiDigits: clock[1]), let second = Int(asciiDigits: clock[2])
         else { return nil }
         return validDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }

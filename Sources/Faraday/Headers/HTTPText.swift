@@ -64,3 +64,12 @@ package enum HTTPText {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 }
+
+extension FixedWidthInteger {
+    /// The number that `text` writes with ASCII digits only: no sign, no spaces, not empty
+    /// (`Int("+5")` would take the sign); `nil` otherwise or when it does not fit.
+    package init?(asciiDigits text: some StringProtocol) {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        self.init(text, radix: 10)
+    }
+}
