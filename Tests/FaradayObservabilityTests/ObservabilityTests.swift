@@ -82,13 +82,9 @@ import Tracing
         let tracer = InMemoryTracer()
         let stubs = TestAdapter()
         stubs.get("/v1/old") { _, _ in StubResponse(status: .found, headers: [.location: "/v1/new?token=t0k"]) }
-        let failures = Locked(1)
+        let calls = Locked(0)
         stubs.get("/v1/new") { _, _ in
-            let fails = failures.withLock { count in
-                defer { count -= 1 }
-                return count > 0
-            }
-            return StubResponse(status: fails ? .serviceUnavailable : .ok)
+            StubResponse(status: calls.increment() == 1 ? .serviceUnavailable : .ok)
         }
         let connection = try tracedWithRetriesAndRedirects(tracer, stubs)
         _ = try await connection.get("old").value
@@ -114,11 +110,7 @@ import Tracing
         let stubs = TestAdapter()
         let calls = Locked(0)
         stubs.get("/v1/a") { _, _ in
-            let call = calls.withLock { count in
-                count += 1
-                return count
-            }
-            return call == 1
+            calls.increment() == 1
                 ? StubResponse(status: .serviceUnavailable)
                 : StubResponse(status: .found, headers: [.location: "/v1/b"])
         }

@@ -12,11 +12,7 @@ import Testing
         let stubs = TestAdapter()
         let count = Locked(0)
         stubs.stub(.get, .regex("/.*")) { _, _ in
-            let number = count.withLock { count in
-                count += 1
-                return count
-            }
-            return StubResponse(body: "answer \(number)")
+            StubResponse(body: "answer \(count.increment())")
         }
         return stubs
     }

@@ -59,6 +59,16 @@ package class LockedBuffer<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     }
 }
 
+extension Locked where Value == Int {
+    /// Adds one and returns the new count (a sequence number, which call of a stub this is).
+    package func increment() -> Int {
+        withLock {
+            $0 += 1
+            return $0
+        }
+    }
+}
+
 extension Locked where Value == Bool {
     /// Sets the flag; `true` only for the call that found it unset, so that of several paths
     /// racing to settle something once (a timer and a write, two releases) the first one wins.

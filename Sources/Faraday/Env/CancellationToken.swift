@@ -12,6 +12,9 @@ public struct CancellationToken: @unchecked Sendable {
         var progress = Progress.unobserved
         /// The call's number, once a layer asked for it (``callID``).
         var callID: Int?
+        /// For an attempt's token, the call's: its number is the call's, given there. Weak: the
+        /// call's token holds its attempts' (to cancel them), and must not be held back by them.
+        weak var call: LockedBuffer<State>?
     }
 
     /// The last call number given out in this process.
@@ -93,10 +96,9 @@ public struct CancellationToken: @unchecked Sendable {
     func child(sharesProgress: Bool = true) -> CancellationToken {
         let child = CancellationToken()
         onCancel { child.cancel() }
-        // An attempt is the same call: the same number, whether it was given yet or not.
-        let callID = self.callID
+        // An attempt is the same call: it asks the call's token for the number, if anyone asks.
         guard sharesProgress else {
-            child.state.withLock { $0.callID = callID }
+            child.state.withLock { $0.call = state }
             return child
         }
         let progress = state.withLock { state -> Progress in
@@ -105,20 +107,20 @@ public struct CancellationToken: @unchecked Sendable {
         }
         child.state.withLock {
             $0.progress = progress
-            $0.callID = callID
+            $0.call = state
         }
         return child
     }
 
     /// The call's number in this process (from 1), given on first use and shared by its attempts:
     /// what tells the log lines and events of one call from another's.
-    var callID: Int {
-        state.withLock { state in
+    var callID: Int { Self.callID(of: state) }
+
+    private static func callID(of token: LockedBuffer<State>) -> Int {
+        if let call = token.withLock({ $0.call }) { return callID(of: call) }
+        return token.withLock { state in
             if let id = state.callID { return id }
-            let id = Self.lastCallID.withLock {
-                $0 += 1
-                return $0
-            }
+            let id = lastCallID.increment()
             state.callID = id
             return id
         }

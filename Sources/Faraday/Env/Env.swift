@@ -60,6 +60,9 @@ public struct Env: Sendable {
     /// `true` once the call has been cancelled.
     public var isCancelled: Bool { cancellation.isCancelled }
 
+    /// This call's number in the process (from 1), the same for all its attempts.
+    var callID: Int { cancellation.callID }
+
     /// A copy for one attempt of a call that a middleware may abandon (a retry, a redirect, an
     /// authentication challenge): cancelling the call still cancels the attempt, and
     /// ``Completions/discard()`` on the attempt's completions stops its transfer without

@@ -71,13 +71,9 @@ import Testing
     func attemptsAndRedirectHopsAreInTheMetadata(_ loggerBelow: Bool) async throws {
         let stubs = TestAdapter()
         stubs.get("/v1/old") { _, _ in StubResponse(status: .found, headers: [.location: "/v1/new"]) }
-        let failures = Locked(1)
+        let calls = Locked(0)
         stubs.get("/v1/new") { _, _ in
-            let fails = failures.withLock { count in
-                defer { count -= 1 }
-                return count > 0
-            }
-            return StubResponse(status: fails ? .serviceUnavailable : .ok)
+            StubResponse(status: calls.increment() == 1 ? .serviceUnavailable : .ok)
         }
         let logs = InMemoryLogHandler()
         let logger = HTTPLogger.Handler(logger: Logger(label: "test") { _ in logs })

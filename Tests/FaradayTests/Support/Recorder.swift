@@ -86,13 +86,3 @@ func makeConnection(
         builder.adapter = adapter
     }
 }
-
-extension Locked where Value == Int {
-    /// Adds one and returns the new count: which call of a stub this is.
-    func increment() -> Int {
-        withLock {
-            $0 += 1
-            return $0
-        }
-    }
-}

@@ -116,9 +116,6 @@ extension Env {
     /// The events of this call, when a layer above monitors them.
     var events: CallEvents? { self[CallEventsKey.self] }
 
-    /// This call's number in the process (from 1), the same for all its attempts.
-    var callID: Int { cancellation.callID }
-
     /// Adds monitors for the rest of this pass down the stack: they hear what the layers below
     /// report (``Retry``'s attempts and retries, ``FollowRedirects``' redirects), as ``Instrumentation``'s
     /// monitors do. A layer that traces or measures one call (a span per call) uses it.

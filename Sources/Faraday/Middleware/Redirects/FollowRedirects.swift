@@ -81,7 +81,7 @@ public struct FollowRedirects: Middleware {
             var attempt = env.forAttempt()
             attempt.request = request
             attempt[CrossOriginKey.self] = hasLeftOrigin
-            attempt[RedirectsKey.self] = history
+            if !history.isEmpty { attempt[RedirectsKey.self] = history }
             let completions = try await app.call(attempt)
             guard let status = completions.head.status?.code, Self.redirectStatuses.contains(status),
                 let location = completions.head.response?.headers[.location]
