@@ -60,6 +60,7 @@ let package = Package(
                 .product(name: "FaradayAsyncHTTPClient", package: "faraday-swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -14,14 +14,7 @@ extension AsyncHTTPClientAdapter {
     /// the connection within the timeout: a server that stops reading fails the call with
     /// `FaradayError.Code.writeTimeout`.
     static func makeRequest(_ request: Request, writeTimeout: Duration?) throws(FaradayError) -> HTTPClient.Request {
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(request.headers.count)
-        request.headers.forEachJoiningCookies { headers.add(name: $0.name.rawName, value: $0.value) }
-        // What URLSessionAdapter's platform sends when the request names none, so that both adapters
-        // put the same fields on the wire: any media type, and the body as it is.
-        if request.headers[.accept] == nil { headers.add(name: "Accept", value: "*/*") }
-        if request.headers[.acceptEncoding] == nil { headers.add(name: "Accept-Encoding", value: "identity") }
-
+        let headers = headers(of: request)
         let body: HTTPClient.Body?
         if let bytes = request.body.bytesInMemory, bytes.isEmpty {
             body = nil
@@ -65,6 +58,18 @@ extension AsyncHTTPClientAdapter {
         }
     }
 
+    /// The request's fields as AsyncHTTPClient's headers, `Cookie` fields joined into one.
+    static func headers(of request: Request) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(request.headers.count + 2)
+        request.headers.forEachJoiningCookies { headers.add(name: $0.name.rawName, value: $0.value) }
+        // What URLSessionAdapter's platform sends when the request names none, so that both adapters
+        // put the same fields on the wire: any media type, and the body as it is.
+        if request.headers[.accept] == nil { headers.add(name: "Accept", value: "*/*") }
+        if request.headers[.acceptEncoding] == nil { headers.add(name: "Accept-Encoding", value: "identity") }
+        return headers
+    }
+
     /// Waits for a body write, failing with `failure` when it takes longer than `timeout`.
     private static func awaitWrite(
         _ write: EventLoopFuture<Void>,
@@ -85,8 +90,23 @@ extension AsyncHTTPClientAdapter {
         try await outcome.futureResult.get()
     }
 
+    /// The response's status, headers and HTTP version, refusing a status outside 100...999.
+    static func response(
+        _ status: HTTPResponseStatus,
+        _ headers: HTTPHeaders,
+        _ version: HTTPVersion,
+        request: Request
+    ) throws(FaradayError) -> ResponseData {
+        var response = ResponseData(status: try Self.status(status, request: request), headers: fields(headers))
+        response.httpVersion = version.minor == 0 ? "\(version.major)" : "\(version.major).\(version.minor)"
+        return response
+    }
+
     /// The status, refusing codes outside 100...999.
-    static func status(_ status: HTTPResponseStatus, request: Request) throws(FaradayError) -> HTTPResponse.Status {
+    private static func status(
+        _ status: HTTPResponseStatus,
+        request: Request
+    ) throws(FaradayError) -> HTTPResponse.Status {
         let code = Int(status.code)
         guard (100...999).contains(code) else {
             throw FaradayError(

@@ -173,6 +173,9 @@ public final class AsyncHTTPClientAdapter: Adapter {
         // stream's last part for a streamed one (or when its completions are dropped).
         let (client, lease) = try client(for: request)
         do {
+            if request.options.streaming == nil, request.body.bytesInMemory?.isEmpty == true {
+                return try await callWithoutBodies(env, on: client, lease: lease)
+            }
             return try await call(env, on: client, lease: lease)
         } catch {
             lease.release()
@@ -214,12 +217,12 @@ public final class AsyncHTTPClientAdapter: Adapter {
         }
 
         var completion = env
-        completion.response = ResponseData(
-            status: try Self.status(head.head.status, request: request),
-            headers: Self.fields(head.head.headers)
+        completion.response = try Self.response(
+            head.head.status,
+            head.head.headers,
+            head.head.version,
+            request: request
         )
-        let version = head.head.version
-        completion.response?.httpVersion = version.minor == 0 ? "\(version.major)" : "\(version.major).\(version.minor)"
         guard streams else {
             completion.response?.body = head.body.map { Data(buffer: $0, byteTransferStrategy: .noCopy) } ?? Data()
             lease.release()

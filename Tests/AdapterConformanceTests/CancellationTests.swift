@@ -19,6 +19,26 @@ extension AdapterConformance {
             }
         }
 
+        /// The handle's cancel (not the awaiting task's) stops a buffered call with no body in flight:
+        /// AsyncHTTPClientAdapter sends those through AsyncHTTPClient's async API, in a task of its
+        /// own that Faraday's cancellation must reach.
+        @Test(arguments: AdapterKind.allCases)
+        func responseCancelStopsABufferedCallAndClosesItsConnection(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, server in
+                let response = connection.get("fault/never")
+                let waiter = Task { try await response.value }
+                while server.requestsReceived == 0 { try await Task.sleep(for: .milliseconds(5)) }
+                response.cancel()
+                await #expect {
+                    try await waiter.value
+                } throws: { error in
+                    isFaradayError(error, .cancelled)
+                }
+                // The request was abandoned, not left waiting on the server: its connection closed.
+                while server.connectionsClosed == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            }
+        }
+
         @Test(arguments: AdapterKind.allCases)
         func responseCancelStopsAStreamAndTheServerStopsSending(_ kind: AdapterKind) async throws {
             try await withConnection(kind) { connection, server in

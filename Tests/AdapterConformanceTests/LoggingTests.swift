@@ -37,8 +37,11 @@ extension AdapterConformance {
                 #expect("\(response["url.full"] ?? "")".hasPrefix("\(server.baseURL.absoluteString)/redirect/302?to="))
                 let id = try #require(response["faraday.call.id"])
                 if kind == .asyncHTTPClient {
-                    // AsyncHTTPClient's own lines about the requests (each attempt and hop).
-                    let own = logs.entries.filter { $0.metadata["ahc-request-id"] != nil }
+                    // AsyncHTTPClient's own lines about the requests (each attempt and hop): the
+                    // delegate API's name the request, the async API's (bodiless calls) its connection.
+                    let own = logs.entries.filter {
+                        $0.metadata["ahc-request-id"] != nil || $0.metadata["ahc-connection-id"] != nil
+                    }
                     #expect(!own.isEmpty)
                     #expect(own.allSatisfy { $0.metadata["faraday.call.id"] == id }, "\(own.map(\.metadata))")
                 }

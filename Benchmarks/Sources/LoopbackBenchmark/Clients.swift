@@ -15,6 +15,12 @@ enum Client: String, CaseIterable, Sendable {
     case rawAsyncHTTPClientDelegate
     case faradayAsyncHTTPClientEmpty
     case faradayAsyncHTTPClientSix
+    case rawAsyncHTTPClientOnLoop
+    case rawAsyncHTTPClientChild
+    case rawAsyncHTTPClientDelegateChild
+    case faradayAsyncHTTPClientEmptyChild
+    case faradayAsyncHTTPClientEmptyOnLoop
+    case faradayAsyncHTTPClientSixOnLoop
     case rawURLSession
     case faradayURLSessionEmpty
     case faradayURLSessionSix
@@ -25,6 +31,12 @@ enum Client: String, CaseIterable, Sendable {
         case .rawAsyncHTTPClientDelegate: "AsyncHTTPClient, delegate API (raw)"
         case .faradayAsyncHTTPClientEmpty: "Faraday, empty stack, AsyncHTTPClientAdapter"
         case .faradayAsyncHTTPClientSix: "Faraday, 6 middleware, AsyncHTTPClientAdapter"
+        case .rawAsyncHTTPClientOnLoop: "AsyncHTTPClient (raw), on the loop"
+        case .rawAsyncHTTPClientChild: "AsyncHTTPClient (raw), in a child task"
+        case .rawAsyncHTTPClientDelegateChild: "AsyncHTTPClient delegate (raw), in a child task"
+        case .faradayAsyncHTTPClientEmptyChild: "Faraday empty, in a child task"
+        case .faradayAsyncHTTPClientEmptyOnLoop: "Faraday, empty, on the loop"
+        case .faradayAsyncHTTPClientSixOnLoop: "Faraday, six, on the loop"
         case .rawURLSession: "URLSession (raw)"
         case .faradayURLSessionEmpty: "Faraday, empty stack, URLSessionAdapter"
         case .faradayURLSessionSix: "Faraday, 6 middleware, URLSessionAdapter"
@@ -34,7 +46,9 @@ enum Client: String, CaseIterable, Sendable {
     /// The raw client a Faraday row is compared with (itself for a raw row).
     var raw: Client {
         switch self {
-        case .rawAsyncHTTPClient, .rawAsyncHTTPClientDelegate, .faradayAsyncHTTPClientEmpty, .faradayAsyncHTTPClientSix:
+        case .rawAsyncHTTPClient, .rawAsyncHTTPClientDelegate, .faradayAsyncHTTPClientEmpty, .faradayAsyncHTTPClientSix,
+            .rawAsyncHTTPClientOnLoop, .rawAsyncHTTPClientChild, .faradayAsyncHTTPClientEmptyOnLoop,
+            .rawAsyncHTTPClientDelegateChild, .faradayAsyncHTTPClientEmptyChild, .faradayAsyncHTTPClientSixOnLoop:
             .rawAsyncHTTPClient
         case .rawURLSession, .faradayURLSessionEmpty, .faradayURLSessionSix: .rawURLSession
         }
@@ -57,7 +71,36 @@ struct Runner: Sendable {
         case .faradayAsyncHTTPClientSix: faraday(AsyncHTTPClientAdapter(), stack: .six, base: base)
         case .faradayURLSessionEmpty: faraday(URLSessionAdapter(), stack: .empty, base: base)
         case .faradayURLSessionSix: faraday(URLSessionAdapter(), stack: .six, base: base)
+        case .rawAsyncHTTPClientOnLoop: rawAsyncHTTPClient(base: base).onLoop()
+        case .rawAsyncHTTPClientChild: rawAsyncHTTPClient(base: base).inChild()
+        case .rawAsyncHTTPClientDelegateChild: rawAsyncHTTPClientDelegate(base: base).inChild()
+        case .faradayAsyncHTTPClientEmptyChild: faraday(AsyncHTTPClientAdapter(), stack: .empty, base: base).inChild()
+        case .faradayAsyncHTTPClientEmptyOnLoop: faraday(AsyncHTTPClientAdapter(), stack: .empty, base: base).onLoop()
+        case .faradayAsyncHTTPClientSixOnLoop: faraday(AsyncHTTPClientAdapter(), stack: .six, base: base).onLoop()
         }
+    }
+
+    func inChild() -> Runner {
+        let get = self.get
+        return Runner(
+            get: { path in
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    group.addTask { try await get(path) }
+                    return try await group.next() ?? 0
+                }
+            },
+            stream: stream,
+            shutdown: shutdown
+        )
+    }
+
+    func onLoop() -> Runner {
+        let get = self.get
+        return Runner(
+            get: { path in try await withTaskExecutorPreference(EventLoopTaskExecutor.next()) { try await get(path) } },
+            stream: stream,
+            shutdown: shutdown
+        )
     }
 
     /// A client configured as the adapter configures its own: no redirects, no decompression.

@@ -3,6 +3,7 @@
 // pins the server and this process to cores of their own).
 //
 //     LoopbackBenchmark requests BASE_URL [COUNT] [ROUNDS] [CLIENT]   # sequential and 64 in flight
+//                                                                     # (MODE=sequential|concurrent: one)
 //     LoopbackBenchmark stream BASE_URL CLIENT [BYTES] [ROUNDS]       # streamed downloads, peak RSS
 //     LoopbackBenchmark cache BASE_URL [COUNT] [ROUNDS]               # HTTPCache hits against the network
 //     LoopbackBenchmark label CLIENT                                  # a client's name in the tables
@@ -36,7 +37,14 @@ case "requests":
         guard let client = Client(rawValue: arguments[4]) else { usage() }
         clients = [client]
     }
-    for mode in [Mode.sequential, .concurrent(64)] {
+    // MODE=sequential or MODE=concurrent runs one mode alone (for profiling).
+    let modes: [Mode] =
+        switch ProcessInfo.processInfo.environment["MODE"] {
+        case "sequential": [.sequential]
+        case "concurrent": [.concurrent(64)]
+        default: [.sequential, .concurrent(64)]
+        }
+    for mode in modes {
         let results = try await measureRequests(mode, clients: clients, count: count, rounds: rounds, base: base)
         print(RequestTable(mode: mode, count: count, rounds: rounds, results: results).markdown)
     }
