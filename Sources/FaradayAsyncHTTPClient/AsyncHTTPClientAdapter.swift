@@ -78,6 +78,8 @@ public final class AsyncHTTPClientAdapter: Adapter {
 
         /// Takes out the idle clients beyond `limit`, least recently used first.
         mutating func evictIdle(beyond limit: Int) -> [HTTPClient] {
+            // At most `limit` clients in all (nearly always): nothing to look at, nothing allocated.
+            guard clients.count > limit else { return [] }
             let idle = clients.filter { $0.value.calls == 0 }
             guard idle.count > limit else { return [] }
             let evicted = idle.sorted { $0.value.lastUsed < $1.value.lastUsed }.prefix(idle.count - limit)

@@ -25,18 +25,27 @@ enum Client: String, CaseIterable, Sendable {
     case faradayURLSessionEmpty
     case faradayURLSessionSix
 
+    /// The clients of a full run; the others are experiments, run one at a time by name (they
+    /// back the decision record in README.md).
+    static let suite: [Client] = [
+        .rawAsyncHTTPClient, .rawAsyncHTTPClientDelegate, .faradayAsyncHTTPClientEmpty, .faradayAsyncHTTPClientSix,
+        .rawURLSession, .faradayURLSessionEmpty, .faradayURLSessionSix,
+    ]
+
     var label: String {
         switch self {
         case .rawAsyncHTTPClient: "AsyncHTTPClient (raw)"
         case .rawAsyncHTTPClientDelegate: "AsyncHTTPClient, delegate API (raw)"
         case .faradayAsyncHTTPClientEmpty: "Faraday, empty stack, AsyncHTTPClientAdapter"
         case .faradayAsyncHTTPClientSix: "Faraday, 6 middleware, AsyncHTTPClientAdapter"
-        case .rawAsyncHTTPClientOnLoop: "AsyncHTTPClient (raw), on the loop"
-        case .rawAsyncHTTPClientChild: "AsyncHTTPClient (raw), in a child task"
-        case .rawAsyncHTTPClientDelegateChild: "AsyncHTTPClient delegate (raw), in a child task"
-        case .faradayAsyncHTTPClientEmptyChild: "Faraday empty, in a child task"
-        case .faradayAsyncHTTPClientEmptyOnLoop: "Faraday, empty, on the loop"
-        case .faradayAsyncHTTPClientSixOnLoop: "Faraday, six, on the loop"
+        case .rawAsyncHTTPClientOnLoop: "AsyncHTTPClient (raw), tasks preferring an event loop"
+        case .rawAsyncHTTPClientChild: "AsyncHTTPClient (raw), each GET in a child task"
+        case .rawAsyncHTTPClientDelegateChild: "AsyncHTTPClient, delegate API (raw), each GET in a child task"
+        case .faradayAsyncHTTPClientEmptyChild: "Faraday, empty stack, AsyncHTTPClientAdapter, each GET in a child task"
+        case .faradayAsyncHTTPClientEmptyOnLoop:
+            "Faraday, empty stack, AsyncHTTPClientAdapter, tasks preferring an event loop"
+        case .faradayAsyncHTTPClientSixOnLoop:
+            "Faraday, 6 middleware, AsyncHTTPClientAdapter, tasks preferring an event loop"
         case .rawURLSession: "URLSession (raw)"
         case .faradayURLSessionEmpty: "Faraday, empty stack, URLSessionAdapter"
         case .faradayURLSessionSix: "Faraday, 6 middleware, URLSessionAdapter"
@@ -80,6 +89,7 @@ struct Runner: Sendable {
         }
     }
 
+    /// This runner with each GET in a child task of its own (an experiment: what a task per call costs).
     func inChild() -> Runner {
         let get = self.get
         return Runner(
@@ -94,6 +104,8 @@ struct Runner: Sendable {
         )
     }
 
+    /// This runner with each GET in a task that prefers one of NIO's event loops as its executor
+    /// (an experiment: the caller's code on the thread where AsyncHTTPClient's callbacks arrive).
     func onLoop() -> Runner {
         let get = self.get
         return Runner(

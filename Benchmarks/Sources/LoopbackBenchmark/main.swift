@@ -32,7 +32,7 @@ case "requests":
     guard arguments.count > 1, let base = URL(string: arguments[1]) else { usage() }
     let count = integer(at: 2, default: 20_000)
     let rounds = integer(at: 3, default: 3)
-    var clients = Client.allCases
+    var clients = Client.suite
     if arguments.count > 4 {
         guard let client = Client(rawValue: arguments[4]) else { usage() }
         clients = [client]
