@@ -3,7 +3,8 @@
 // pins the server and this process to cores of their own).
 //
 //     LoopbackBenchmark requests BASE_URL [COUNT] [ROUNDS] [CLIENT]   # sequential and 64 in flight
-//                                                                     # (MODE=sequential|concurrent: one)
+//                                                                     # (MODE=sequential|concurrent: one;
+//                                                                     # MIDDLEWARE=Cookies: that one of the six alone)
 //     LoopbackBenchmark stream BASE_URL CLIENT [BYTES] [ROUNDS]       # streamed downloads, peak RSS
 //     LoopbackBenchmark cache BASE_URL [COUNT] [ROUNDS]               # HTTPCache hits against the network
 //     LoopbackBenchmark label CLIENT                                  # a client's name in the tables
