@@ -98,8 +98,19 @@ extension AsyncHTTPClientAdapter {
         request: Request
     ) throws(FaradayError) -> ResponseData {
         var response = ResponseData(status: try Self.status(status, request: request), headers: fields(headers))
-        response.httpVersion = version.minor == 0 ? "\(version.major)" : "\(version.major).\(version.minor)"
+        response.httpVersion = name(of: version)
         return response
+    }
+
+    /// The version as RFC 9110 names it: "1.0", "1.1", "2", "3".
+    private static func name(of version: HTTPVersion) -> String {
+        switch (version.major, version.minor) {
+        case (1, 1): "1.1"
+        case (2, 0): "2"
+        case (1, 0): "1.0"
+        case (let major, 0) where major > 1: "\(major)"
+        case (let major, let minor): "\(major).\(minor)"
+        }
     }
 
     /// The status, refusing codes outside 100...999.

@@ -17,6 +17,8 @@ import NIOHTTP1
 ///   `Date`; `304 Not Modified` to `If-None-Match: "v1"` or to the same `If-Modified-Since`;
 ///   with `vary=NAME`, `Vary: NAME` and the request's value of NAME in the body; with `etag=no`,
 ///   no `ETag`.
+/// - `/http10`: answers as an HTTP/1.0 server does (Python's `http.server`): an `HTTP/1.0` status
+///   line, `Content-Length`, and the connection closed after the body "ok".
 /// - `/cookies/set`: five `Set-Cookie` fields: `fixdate`, `rfc850`, `asctime` and `dashed` live
 ///   until 2065 (one date format each), and `gone` is deleted (`Expires` in 1970, `Max-Age=0`).
 package enum ServerLikeRoutes {
@@ -104,6 +106,14 @@ package enum ServerLikeRoutes {
         } else {
             try await writer.respond(200, headers: fields, text: text)
         }
+    }
+
+    static func http10(_ writer: ResponseWriter) async throws -> Next {
+        try await writer.raw(
+            "HTTP/1.0 200 OK\r\nServer: SimpleHTTP/0.6 Python/3.11.2\r\ncontent-type: text/plain\r\n"
+                + "content-length: 2\r\n\r\nok"
+        )
+        return .close
     }
 
     static func cookies(_ writer: ResponseWriter) async throws {

@@ -26,6 +26,18 @@ extension AdapterConformance {
             }
         }
 
+        /// An HTTP/1.0 server (Python's `http.server`, old proxies) is read, and its version named
+        /// as RFC 9110 names it: "1.0", where HTTP/2's is "2".
+        @Test(arguments: AdapterKind.allCases)
+        func anHTTP10AnswerIsReadAndItsVersionNamed(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, _ in
+                let reply = try await connection.get("http10").value
+                #expect(reply.status == .ok)
+                #expect(String(decoding: reply.body, as: UTF8.self) == "ok")
+                #expect(reply.response?.httpVersion == (kind == .asyncHTTPClient ? "1.0" : nil))
+            }
+        }
+
         @Test(arguments: AdapterKind.allCases)
         func aBodyWithGETIsSentOrRefusedBeforeSending(_ kind: AdapterKind) async throws {
             try await withConnection(kind) { connection, server in

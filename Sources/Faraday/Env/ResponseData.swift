@@ -10,7 +10,7 @@ public struct ResponseData: Sendable, Hashable {
     /// The raw body bytes: the whole body when buffered, one frame when streamed. Decoding
     /// middleware keep these bytes and put the decoded value beside them.
     public var body: Data
-    /// The HTTP version the response came over (`"1.1"`, `"2"`), where the adapter knows it:
+    /// The HTTP version the response came over (`"1.0"`, `"1.1"`, `"2"`), where the adapter knows it:
     /// `AsyncHTTPClientAdapter` sets it; ``URLSessionAdapter`` cannot (Foundation does not show
     /// it before the transfer ends) and leaves it `nil`, as does ``TestAdapter``.
     public var httpVersion: String?
