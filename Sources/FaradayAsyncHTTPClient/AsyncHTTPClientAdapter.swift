@@ -176,7 +176,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
         let (client, lease) = try client(for: request)
         do {
             if request.options.streaming == nil, request.body.bytesInMemory?.isEmpty == true {
-                return try await callWithoutBodies(env, on: client, lease: lease)
+                return try await callThroughAsyncAPI(env, on: client, lease: lease)
             }
             return try await call(env, on: client, lease: lease)
         } catch {

@@ -123,12 +123,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
         }
         progress.received(received, of: expected)
         guard streams else {
-            let fits = state.withLock { state -> Bool in
-                guard state.buffered.readableBytes + buffer.readableBytes <= maxBufferedBodySize else { return false }
-                var buffer = buffer
-                state.buffered.writeBuffer(&buffer)
-                return true
-            }
+            let fits = state.withLock { $0.buffered.append(buffer, upTo: maxBufferedBodySize) }
             if !fits { task.fail(reason: BodyTooLarge(limit: maxBufferedBodySize)) }
             return task.eventLoop.makeSucceededVoidFuture()
         }
@@ -182,4 +177,15 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
 /// The buffered body grew past the request's limit.
 struct BodyTooLarge: Error {
     let limit: Int
+}
+
+extension ByteBuffer {
+    /// Appends `part` unless the whole would pass `limit` bytes; `false` (and nothing appended)
+    /// when it would: a buffered body's bound, the same on the delegate and the async API.
+    mutating func append(_ part: ByteBuffer, upTo limit: Int) -> Bool {
+        guard readableBytes + part.readableBytes <= limit else { return false }
+        var part = part
+        writeBuffer(&part)
+        return true
+    }
 }

@@ -24,8 +24,14 @@ enum FaultRoutes {
         case "invalid-status":
             try await writer.raw("HTTP/1.1 99999 Nope\r\ncontent-length: 0\r\n\r\n")
         case "never":
-            // No answer, ever; ends when the client closes the connection, so that tests see it did.
-            try await writer.channel.closeFuture.get()
+            // No answer, ever; ends when the client closes the connection, so that tests see it
+            // did, or when the server shuts down (which cancels this task and closes it here).
+            let channel = writer.channel
+            try await withTaskCancellationHandler {
+                try await channel.closeFuture.get()
+            } onCancel: {
+                channel.close(promise: nil)
+            }
             return .close
         case "huge-header":
             // One header of 1 MiB: past every client's header limit.

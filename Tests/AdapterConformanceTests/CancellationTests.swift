@@ -27,7 +27,7 @@ extension AdapterConformance {
             try await withConnection(kind) { connection, server in
                 let response = connection.get("fault/never")
                 let waiter = Task { try await response.value }
-                while server.requestsReceived == 0 { try await Task.sleep(for: .milliseconds(5)) }
+                try await waitUntil { server.requestsReceived > 0 }
                 response.cancel()
                 await #expect {
                     try await waiter.value
@@ -35,7 +35,8 @@ extension AdapterConformance {
                     isFaradayError(error, .cancelled)
                 }
                 // The request was abandoned, not left waiting on the server: its connection closed.
-                while server.connectionsClosed == 0 { try await Task.sleep(for: .milliseconds(5)) }
+                try await waitUntil { server.connectionsClosed > 0 }
+                #expect(server.connectionsClosed == 1)
             }
         }
 

@@ -79,3 +79,15 @@ extension Locked where Value == Bool {
         }
     }
 }
+
+extension Locked {
+    /// Sets the value to `first` unless one is set already; `true` only for the call that set it
+    /// (of several causes racing to end something, the first one is the one kept).
+    package func setFirst<Wrapped>(_ first: Wrapped) -> Bool where Value == Wrapped? {
+        withLock { value in
+            guard value == nil else { return false }
+            value = first
+            return true
+        }
+    }
+}

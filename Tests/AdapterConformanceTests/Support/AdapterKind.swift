@@ -69,6 +69,23 @@ func isFaradayError(_ error: any Error, _ codes: FaradayError.Code...) -> Bool {
     return codes.contains(error.code)
 }
 
+/// Polls `condition` until it holds, failing the test (not hanging it) after `limit`: a bound on
+/// waiting for something that must happen, not a measure of how fast it does.
+func waitUntil(
+    _ condition: @Sendable () -> Bool,
+    limit: Duration = .seconds(30),
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    let end = ContinuousClock.now + limit
+    while !condition() {
+        guard ContinuousClock.now < end else {
+            Issue.record("the condition did not hold within \(limit)", sourceLocation: sourceLocation)
+            return
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
+
 /// The resident memory of this process, in bytes (Linux; 0 elsewhere).
 func residentMemory() -> Int { ProcessMemory.resident }
 
