@@ -26,11 +26,16 @@ extension Connection {
         request.options.credentialOrigins = defaults.credentialOrigins
         let isHome: Bool
         do {
-            let (url, pathQuery) = try URLResolver.resolve(path, against: defaults.base, resolution: resolution)
+            let (url, pathQuery, isUnderBase) = try URLResolver.resolve(
+                path,
+                against: defaults.base,
+                resolution: resolution
+            )
             request.url = url
             // The connection's credential parameters (`api_key`…) stay on its origins, as its
-            // credential headers do.
-            isHome = request.isToCredentialOrigin
+            // credential headers do. A URL made under the base has the base's origin, the first
+            // of the credential origins when there is one: nothing to parse or compare.
+            isHome = (isUnderBase && !defaults.origin.isEmpty) || request.isToCredentialOrigin
             let defaultParams =
                 isHome
                 ? defaults.params

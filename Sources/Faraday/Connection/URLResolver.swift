@@ -40,7 +40,8 @@ struct BaseURL: Sendable {
 
 /// Turns a base URL and a request path into an absolute URL, following the fixed URL rules.
 enum URLResolver {
-    /// The absolute URL for `path`, and its query split off (percent-encoded, without `?`).
+    /// The absolute URL for `path`, its query split off (percent-encoded, without `?`), and
+    /// whether the URL was made under the base (and so has the base's origin).
     ///
     /// - A full `http`/`https` URL replaces the base.
     /// - A `//host` path is refused: it would switch host silently.
@@ -50,7 +51,7 @@ enum URLResolver {
         _ path: String,
         against base: BaseURL?,
         resolution: PathResolution
-    ) throws(FaradayError) -> (url: URL, query: String?) {
+    ) throws(FaradayError) -> (url: URL, query: String?, isUnderBase: Bool) {
         if path.hasPrefix("//") {
             throw FaradayError(
                 .invalidURL,
@@ -71,7 +72,7 @@ enum URLResolver {
             guard let url = URL(string: escape(pathPart, allowed: urlAllowed)), url.host?.isEmpty == false else {
                 throw FaradayError(.invalidURL, "\(redacted(path)) is not a valid URL.")
             }
-            return (url, query)
+            return (url, query, false)
         }
 
         guard let base else {
@@ -102,7 +103,7 @@ enum URLResolver {
                 "The path \(redacted(path)) does not make a valid URL with \(Redaction().redacting(base.url))."
             )
         }
-        return (url, query)
+        return (url, query, true)
     }
 
     /// A path or URL for an error message: quoted, user info and credential query values hidden.
