@@ -54,6 +54,26 @@ extension AdapterConformance {
             }
         }
 
+        /// A body the server compresses, asked for by Decompression: progress never passes its
+        /// total, whether the adapter hands over the encoded bytes (AsyncHTTPClient, counted
+        /// against `Content-Length`) or its platform decodes them first (URLSession, whose total is
+        /// then unknown until the end).
+        @Test(arguments: AdapterKind.allCases)
+        func aCompressedDownloadNeverPassesItsTotal(_ kind: AdapterKind) async throws {
+            try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
+                let response = connection.get("compressed?encoding=gzip&size=500000")
+                let progress = Self.collect(response.downloadProgress)
+                let env = try await response.value
+                let values = await progress.value
+                #expect(env.body.count == 500_000)
+                #expect(
+                    values.allSatisfy { value in value.totalBytes.map { value.completedBytes <= $0 } ?? true },
+                    "\(values)"
+                )
+                #expect(values.last?.fractionCompleted == 1, "\(values)")
+            }
+        }
+
         @Test(arguments: AdapterKind.allCases, [true, false])
         func anUploadReportsTheBytesSent(_ kind: AdapterKind, _ knownLength: Bool) async throws {
             try await withConnection(kind) { connection, _ in

@@ -265,12 +265,18 @@ public final class URLSessionAdapter: Adapter {
         }
         // URLSession has already decoded gzip and deflate bodies: say so, so that nothing
         // decodes them twice and no length refers to the encoded bytes.
-        let encoding = fields[.contentEncoding]?.trimmingHTTPWhitespace.lowercasedASCII
-        if encoding == "gzip" || encoding == "x-gzip" || encoding == "deflate" {
+        if isDecodedByURLSession(fields[.contentEncoding]) {
             fields[.contentEncoding] = nil
             fields[.contentLength] = nil
         }
         return fields
+    }
+
+    /// Whether URLSession hands over the body of a response with this `Content-Encoding` decoded
+    /// (gzip and deflate), so that its `Content-Length` counts other bytes than those received.
+    static func isDecodedByURLSession(_ contentEncoding: String?) -> Bool {
+        let encoding = contentEncoding?.trimmingHTTPWhitespace.lowercasedASCII
+        return encoding == "gzip" || encoding == "x-gzip" || encoding == "deflate"
     }
 
     static func faradayError(_ error: any Error, request: Request) -> FaradayError {

@@ -134,10 +134,12 @@ final class URLSessionTaskBridge: Sendable {
     }
 
     func didReceive(response: HTTPURLResponse) {
+        // A body URLSession decodes is counted as decoded: its Content-Length is no total for it.
+        let isDecoded = URLSessionAdapter.isDecodedByURLSession(response.value(forHTTPHeaderField: "Content-Encoding"))
         let expected = TransferProgressReporter.expectedBodyLength(
             method: method,
             status: response.statusCode,
-            contentLength: response.value(forHTTPHeaderField: "Content-Length")
+            contentLength: isDecoded ? nil : response.value(forHTTPHeaderField: "Content-Length")
         )
         progress.received(0, of: expected)
         let waiter = state.withLock { state -> CheckedContinuation<Head, any Error>? in
