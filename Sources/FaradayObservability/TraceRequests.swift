@@ -51,6 +51,9 @@ public struct TraceRequests: Middleware {
 
     public func call(_ env: Env) async throws -> Completions {
         let tracer = handler.tracer ?? InstrumentationSystem.tracer
+        // No tracer bootstrapped: a span of it records nothing and injects nothing, so the call
+        // passes through without one (no redacted URL, monitor or closures made for nothing).
+        if tracer is NoOpTracer { return try await app.call(env) }
         let url = env.request.url
         let span = tracer.startAnySpan(
             env.request.method.rawValue,

@@ -41,6 +41,27 @@ import Tracing
         #expect(traceID == span.spanContext.traceID, "the server received the trace")
     }
 
+    /// With no tracer (the default before `InstrumentationSystem.bootstrap`), a call passes
+    /// through untouched: no headers added, its completions and errors as the adapter gave them.
+    @Test func withNoTracerACallPassesThroughUntouched() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/users") { env, _ in StubResponse(body: "\(env.request.headers.count)") }
+        stubs.get("/v1/down") { _, _ in StubResponse(status: 503) }
+        let connection = try Connection(url: "https://api.example.com/v1") { builder in
+            builder.use(TraceRequests.Handler(tracer: NoOpTracer()))
+            builder.use(RaiseError.Handler())
+            builder.adapter = stubs
+        }
+        let plain = try Connection(url: "https://api.example.com/v1") { $0.adapter = stubs }
+        let sent = try await connection.get("users").value.response?.text
+        #expect(sent == (try await plain.get("users").value.response?.text))
+        await #expect {
+            try await connection.get("down").value
+        } throws: { error in
+            (error as? FaradayError)?.code == .serverError
+        }
+    }
+
     @Test func urlFullCarriesNoCredentialsAsOpenTelemetryRequires() async throws {
         let tracer = InMemoryTracer()
         let stubs = TestAdapter()
