@@ -70,8 +70,8 @@ extension Connection {
 
     /// Sends a request you built (with ``makeRequest(method:_:resolution:params:headers:body:)`` or
     /// by hand) through the stack, and returns its handle. The connection's defaults are not
-    /// applied again; its credential headers are taken out of a request that goes to another
-    /// origin (``RequestOptions/credentialOrigins``).
+    /// applied again; its credential headers and parameters are taken out of a request that goes
+    /// to another origin (``RequestOptions/credentialOrigins``).
     @discardableResult
     public func run(_ request: Request) -> Response {
         run(request) { app, env in try await app.call(env) }
@@ -82,11 +82,12 @@ extension Connection {
     func run(_ request: Request, start: @escaping @Sendable (any App, Env) async throws -> Completions) -> Response {
         if let failure = request.pathFailure { return Response(request: request, failure: failure) }
         var request = request
-        let (origin, defaultHeaders) = defaults.withLock { ($0.origin, $0.headers) }  // one lock a request
+        // One lock a request.
+        let (origin, defaultHeaders, defaultParams) = defaults.withLock { ($0.origin, $0.headers, $0.params) }
         // A request built by hand is bound to the connection's origin too.
         if request.options.credentialOrigins.isEmpty { request.options.credentialOrigins = origin }
         // Again after `configure` and endpoints had their say on the URL and its origins.
-        request.dropDefaultCredentials(defaultHeaders)
+        request.dropDefaultCredentials(defaultHeaders, params: defaultParams)
         let stack: BuiltStack
         do {
             stack = try builtStack()

@@ -15,12 +15,24 @@ extension Request {
     }
 
     /// Removes the credential headers (those ``Redaction/credentialHeaders`` names) that still
-    /// hold the value `defaults` gave them, when the request leaves its credential origins.
-    mutating func dropDefaultCredentials(_ defaults: HTTPFields, isToCredentialOrigin: Bool? = nil) {
+    /// hold the value `defaults` gave them, and the credential query parameters (``Redaction/credentialNames``)
+    /// that still hold the value `defaultParams` gave them, when the request leaves its credential
+    /// origins: a path or URL moved elsewhere after the defaults were applied keeps its query.
+    mutating func dropDefaultCredentials(
+        _ defaults: HTTPFields,
+        params defaultParams: Params = Params(),
+        isToCredentialOrigin: Bool? = nil
+    ) {
         guard !(isToCredentialOrigin ?? self.isToCredentialOrigin) else { return }
         for field in defaults where headers[field.name] == field.value {
             if Redaction.matches(field.name.rawName, Redaction.credentialHeaders) { headers[field.name] = nil }
         }
+        let credentials = defaultParams.filter { Redaction.matches($0.name, Redaction.credentialNames) }
+        guard !credentials.isEmpty else { return }
+        var params = self.params
+        let before = params
+        for entry in credentials where params[entry.name] == entry.value { params[entry.name] = nil }
+        if params != before { self.params = params }
     }
 }
 

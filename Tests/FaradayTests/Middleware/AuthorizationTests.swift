@@ -106,6 +106,21 @@ import Testing
         #expect(elsewhere.url.query == "v=2")
     }
 
+    /// A path moved to another origin after the defaults were applied (`request.path = "https://…"`
+    /// keeps the query) leaves the connection's credential parameters behind; the others stay.
+    @Test func aPathMovedToAnotherOriginLeavesTheCredentialParamsBehind() async throws {
+        let stubs = TestAdapter()
+        stubs.get("https://evil.example/x") { env, _ in StubResponse(body: env.request.url.query ?? "") }
+        stubs.get("https://api.example.com/v1/x") { env, _ in StubResponse(body: env.request.url.query ?? "") }
+        let connection = try Connection(url: "https://api.example.com/v1", params: ["api_key": "k3y", "v": "2"]) {
+            $0.adapter = stubs
+        }
+        let moved = try await connection.get("x") { $0.path = "https://evil.example/x" }.value
+        #expect(moved.response?.text == "v=2")
+        let home = try await connection.get("x") { $0.path = "x" }.value
+        #expect(home.response?.text?.contains("api_key=k3y") == true)
+    }
+
     @Test func aRequestBuiltByHandIsBoundToTheConnectionsOriginToo() async throws {
         let stubs = TestAdapter()
         stubs.get("https://evil.example/x") { env, _ in
