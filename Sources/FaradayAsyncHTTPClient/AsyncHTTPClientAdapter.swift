@@ -23,7 +23,9 @@ import Tracing
 /// deadline and shares a client; clients no call uses are shut down beyond the
 /// ``Configuration/maximumIdleClients`` most recently used, so that callers who vary timeouts
 /// per request do not grow the adapter without bound.
-/// Request and response bodies stream with backpressure. Per request it honours
+/// Request and response bodies stream with backpressure. A call with no request body and a buffered
+/// response goes through AsyncHTTPClient's async API, the others through its delegate API; both
+/// behave the same (see the Adapters article). Per request it honours
 /// `RequestOptions.timeout` (a deadline for the whole call), `openTimeout`, `readTimeout`,
 /// `writeTimeout`, `maxBufferedBodySize` and `streaming`, and cancellation from the `Response`
 /// handle, `env.cancel()` or the awaiting task, which closes the connection.
@@ -175,6 +177,8 @@ public final class AsyncHTTPClientAdapter: Adapter {
         // stream's last part for a streamed one (or when its completions are dropped).
         let (client, lease) = try client(for: request)
         do {
+            // No body to send and none to stream: the async API, cheaper per call; bodies and
+            // streams need the delegate's per-part callbacks and backpressure.
             if request.options.streaming == nil, request.body.bytesInMemory?.isEmpty == true {
                 return try await callThroughAsyncAPI(env, on: client, lease: lease)
             }
