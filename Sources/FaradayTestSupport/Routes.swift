@@ -234,6 +234,7 @@ enum Routes {
         case ("challenge", let scheme?): try await ServerLikeRoutes.challenge(scheme, request, writer)
         case ("cookies", "set"?): try await ServerLikeRoutes.cookies(writer)
         case ("http10", nil): return try await ServerLikeRoutes.http10(writer)
+        case ("brotli", nil): try await ServerLikeRoutes.brotli(writer)
         case ("cached", nil): try await ServerLikeRoutes.cached(request, writer)
         case ("download", let size?): return try await DownloadRoutes.download(Int(size) ?? 0, request, writer)
         case ("hal", _): try await HALRoutes.respond(to: request, with: writer)

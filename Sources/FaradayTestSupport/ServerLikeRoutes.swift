@@ -19,6 +19,8 @@ import NIOHTTP1
 ///   no `ETag`.
 /// - `/http10`: answers as an HTTP/1.0 server does (Python's `http.server`): an `HTTP/1.0` status
 ///   line, `Content-Length`, and the connection closed after the body "ok".
+/// - `/brotli`: `{"hello":"brotli"}` with `Content-Encoding: br`, as a CDN answers a client that
+///   asks for Brotli (the bytes made once by the `brotli` tool; 22 bytes, `Content-Length: 22`).
 /// - `/cookies/set`: five `Set-Cookie` fields: `fixdate`, `rfc850`, `asctime` and `dashed` live
 ///   until 2065 (one date format each), and `gone` is deleted (`Expires` in 1970, `Max-Age=0`).
 package enum ServerLikeRoutes {
@@ -114,6 +116,20 @@ package enum ServerLikeRoutes {
                 + "content-length: 2\r\n\r\nok"
         )
         return .close
+    }
+
+    /// `{"hello":"brotli"}`, Brotli-encoded.
+    package static let brotliBody: [UInt8] = [
+        0x8f, 0x08, 0x80, 0x7b, 0x22, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x22, 0x3a,
+        0x22, 0x62, 0x72, 0x6f, 0x74, 0x6c, 0x69, 0x22, 0x7d, 0x03,
+    ]
+
+    static func brotli(_ writer: ResponseWriter) async throws {
+        try await writer.respond(
+            200,
+            headers: [("content-type", "application/json"), ("content-encoding", "br")],
+            body: ByteBuffer(bytes: brotliBody)
+        )
     }
 
     static func cookies(_ writer: ResponseWriter) async throws {

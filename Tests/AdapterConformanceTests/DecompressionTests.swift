@@ -22,6 +22,25 @@ extension AdapterConformance {
             }
         }
 
+        /// A request that asks for Brotli itself: URLSession's platform decodes it (Apple's and
+        /// Linux's libcurl both do), so the body arrives plain and the adapter says so; AsyncHTTPClient
+        /// hands the bytes over as sent, still marked `br`, for a layer that can decode them.
+        @Test(arguments: AdapterKind.allCases)
+        func aBrotliBodyIsMarkedAsItArrives(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, _ in
+                let env = try await connection.get("brotli") { $0.headers[.acceptEncoding] = "br" }.value
+                switch kind {
+                case .urlSession:
+                    #expect(String(decoding: env.body, as: UTF8.self) == #"{"hello":"brotli"}"#)
+                    #expect(env.responseHeaders[.contentEncoding] == nil)
+                    #expect(env.responseHeaders[.contentLength] == nil, "the length was of the encoded body")
+                case .asyncHTTPClient:
+                    #expect(Array(env.body) == ServerLikeRoutes.brotliBody)
+                    #expect(env.responseHeaders[.contentEncoding] == "br")
+                }
+            }
+        }
+
         @Test(arguments: AdapterKind.allCases)
         func aStreamedBodyIsDecodedChunkByChunk(_ kind: AdapterKind) async throws {
             try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in

@@ -23,7 +23,7 @@ import FoundationNetworking
 ///
 /// URLSession's own limits apply: multi-valued response headers arrive joined with `, `, the reason
 /// phrase is the standard one, a streamed request body is spooled to a temporary file and uploaded
-/// from there, and gzip and deflate bodies arrive already decoded with their `Content-Encoding`
+/// from there, and gzip, deflate and Brotli bodies arrive already decoded with their `Content-Encoding`
 /// header removed (URLSession decodes them itself, so ``Decompression``'s limits do not apply: a
 /// buffered body is bounded by ``RequestOptions/maxBufferedBodySize``). Prefer
 /// `AsyncHTTPClientAdapter` on Linux servers.
@@ -263,7 +263,7 @@ public final class URLSessionAdapter: Adapter {
             let values = name == .setCookie ? SetCookie.split(combined: value) : [value]
             for value in values { fields.append(HTTPField(name: name, value: value)) }
         }
-        // URLSession has already decoded gzip and deflate bodies: say so, so that nothing
+        // URLSession has already decoded gzip, deflate and Brotli bodies: say so, so that nothing
         // decodes them twice and no length refers to the encoded bytes.
         if isDecodedByURLSession(fields[.contentEncoding]) {
             fields[.contentEncoding] = nil
@@ -273,10 +273,12 @@ public final class URLSessionAdapter: Adapter {
     }
 
     /// Whether URLSession hands over the body of a response with this `Content-Encoding` decoded
-    /// (gzip and deflate), so that its `Content-Length` counts other bytes than those received.
+    /// (gzip, deflate and Brotli, which Apple's URLSession and Linux's libcurl both decode), so that
+    /// its `Content-Length` counts other bytes than those received. zstd is not counted: not every
+    /// platform decodes it, and a body marked decoded that is not would be silently wrong.
     static func isDecodedByURLSession(_ contentEncoding: String?) -> Bool {
         let encoding = contentEncoding?.trimmingHTTPWhitespace.lowercasedASCII
-        return encoding == "gzip" || encoding == "x-gzip" || encoding == "deflate"
+        return encoding == "gzip" || encoding == "x-gzip" || encoding == "deflate" || encoding == "br"
     }
 
     static func faradayError(_ error: any Error, request: Request) -> FaradayError {
