@@ -30,9 +30,10 @@ extension Request {
         let credentials = defaultParams.filter { Redaction.matches($0.name, Redaction.credentialNames) }
         guard !credentials.isEmpty else { return }
         var params = self.params
-        let before = params
-        for entry in credentials where params[entry.name] == entry.value { params[entry.name] = nil }
-        if params != before { self.params = params }
+        let stale = credentials.filter { params[$0.name] == $0.value }
+        guard !stale.isEmpty else { return }
+        for entry in stale { params[entry.name] = nil }
+        self.params = params
     }
 }
 
