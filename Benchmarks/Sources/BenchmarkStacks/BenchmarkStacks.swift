@@ -1,4 +1,5 @@
 import Faraday
+import Foundation
 import HTTPTypes
 import Logging
 
@@ -51,16 +52,21 @@ public enum BenchmarkStack: String, CaseIterable, Sendable {
 
     /// A connection with `handlers` on a TestAdapter whose stub answers `GET items/1` as the
     /// loopback suite's server does: a small JSON document and a cookie.
-    public static func connection(_ handlers: [any Handler]) throws -> Connection {
-        let adapter = TestAdapter()
+    /// With `fixed`, the adapter is a ``FixedResponseAdapter`` (the same answer, for any request)
+    /// instead: it keeps nothing, so that a long run measures the stack alone.
+    public static func connection(_ handlers: [any Handler], fixed: Bool = false) throws -> Connection {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.setCookie] = "session=abc123; Path=/; HttpOnly"
-        adapter.stub(
-            .get,
-            .path("/items/1"),
-            response: StubResponse(headers: headers, body: #"{"id":1,"name":"widget"}"#)
-        )
+        let body = #"{"id":1,"name":"widget"}"#
+        let adapter: any Adapter
+        if fixed {
+            adapter = FixedResponseAdapter(ResponseData(status: .ok, headers: headers, body: Data(body.utf8)))
+        } else {
+            let stubbed = TestAdapter()
+            stubbed.stub(.get, .path("/items/1"), response: StubResponse(headers: headers, body: body))
+            adapter = stubbed
+        }
         return try Connection(url: "https://api.example.com") { builder in
             for handler in handlers { builder.use(handler) }
             builder.adapter = adapter
@@ -70,6 +76,21 @@ public enum BenchmarkStack: String, CaseIterable, Sendable {
     /// Adds the handlers to a connection's builder.
     public func install(in builder: inout RackBuilder) {
         for handler in handlers { builder.use(handler) }
+    }
+}
+
+/// An adapter that answers every call with the same buffered response and keeps nothing: the
+/// TestAdapter records every request and matches stubs, which a 100,000-GET run pays for in page
+/// faults and copies that are not the stack's.
+public struct FixedResponseAdapter: Adapter {
+    let response: ResponseData
+
+    public init(_ response: ResponseData) { self.response = response }
+
+    public func call(_ env: Env) async throws -> Completions {
+        var head = env
+        head.response = response
+        return .buffered(head)
     }
 }
 

@@ -20,10 +20,9 @@ extension Connection {
             url: defaults.url ?? Self.placeholderURL,
             headers: defaults.headers.merging(headers),
             body: body,
-            options: defaults.options
+            options: defaults.requestOptions
         )
         request.base = defaults.base
-        request.options.credentialOrigins = defaults.credentialOrigins
         let isHome: Bool
         do {
             let (url, pathQuery, isUnderBase) = try URLResolver.resolve(

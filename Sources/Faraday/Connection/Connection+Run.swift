@@ -50,7 +50,7 @@ extension Connection {
         streaming: Streaming?,
         configure: ((inout Request) throws -> Void)?
     ) -> (Request, FaradayError?) {
-        var request = Request(method: method, url: Self.placeholderURL)  // replaced when the request is built
+        var request: Request
         do {
             request = try makeRequest(
                 method: method,
@@ -60,7 +60,12 @@ extension Connection {
                 headers: headers,
                 body: body
             )
-            if let streaming { request.options.streaming = streaming }
+        } catch {
+            let unbuilt = Request(method: method, url: Self.placeholderURL)
+            return (unbuilt, FaradayError.wrapping(error, request: unbuilt))
+        }
+        if let streaming { request.options.streaming = streaming }
+        do {
             try configure?(&request)
         } catch {
             return (request, FaradayError.wrapping(error, request: request))

@@ -35,10 +35,10 @@ public final class Connection: Sendable {
         var options: RequestOptions {
             didSet { derive() }
         }
-        /// The origin of ``url`` (as ``RequestOptions/credentialOrigins`` writes it), then the
-        /// options' credential origins: what every request is bound to, made once rather than
-        /// per request.
-        private(set) var credentialOrigins: [String] = []
+        /// ``options`` as every request starts with them: their credential origins are the origin
+        /// of ``url`` (as ``RequestOptions/credentialOrigins`` writes it), then the options' own.
+        /// Made once rather than per request.
+        private(set) var requestOptions = RequestOptions()
         /// The origin of ``url`` alone, for requests built by hand.
         private(set) var origin: [String] = []
 
@@ -53,7 +53,8 @@ public final class Connection: Sendable {
         private mutating func derive() {
             base = url.map(BaseURL.init)
             origin = url.flatMap(Origin.init).map { ["\($0)"] } ?? []
-            credentialOrigins = origin + options.credentialOrigins
+            requestOptions = options
+            requestOptions.credentialOrigins = origin + options.credentialOrigins
         }
     }
 

@@ -14,8 +14,9 @@ public struct PathResolution: Sendable, Hashable {
     var isHostAbsolute: Bool { kind == .hostAbsolute }
 }
 
-/// A connection's base URL, split once into the parts request paths go between.
-struct BaseURL: Sendable {
+/// A connection's base URL, split once into the parts request paths go between. A class: every
+/// request and every copy of its env carries it, as one reference.
+final class BaseURL: Sendable {
     /// The URL as given.
     let url: URL
     /// Scheme and authority, percent-encoded (`https://api.example.com:8443`); `nil` when the URL

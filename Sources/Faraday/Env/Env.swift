@@ -16,7 +16,13 @@ public struct Env: Sendable {
     /// The response of this completion: status, headers and this completion's body.
     public var response: ResponseData?
     /// The error that ended the call, on the final completion of a failed call.
-    public var error: FaradayError?
+    public var error: FaradayError? {
+        get { errorBox?.value }
+        set { errorBox = newValue.map(Boxed.init) }
+    }
+    /// ``error`` behind one reference: absent on nearly every env, it would otherwise make each
+    /// copy 136 bytes larger.
+    private var errorBox: Boxed<FaradayError>?
     /// Which completion this is.
     public var phase: Phase
     /// The cancellation shared by every env of this call (or of this attempt; see ``forAttempt()``).
@@ -29,7 +35,6 @@ public struct Env: Sendable {
     public init(request: Request, cancellation: CancellationToken = CancellationToken()) {
         self.request = request
         self.response = nil
-        self.error = nil
         self.phase = .request
         self.cancellation = cancellation
     }
@@ -134,3 +139,17 @@ public protocol EnvKey {
 
 /// Where ``Env/logger`` is kept.
 private enum LoggerKey: EnvKey { typealias Value = Logger }
+
+extension Env: CustomReflectable {
+    /// The env's fields, ``error`` among them, as `print` and `dump` show a plain struct's.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "request": request, "response": response as Any, "error": error as Any, "phase": phase,
+                "cancellation": cancellation, "extensions": extensions, "bodyEncoders": bodyEncoders,
+            ],
+            displayStyle: .struct
+        )
+    }
+}

@@ -27,7 +27,11 @@ public struct Request: Sendable {
     /// The connection's base URL, that ``path`` is relative to.
     var base: BaseURL?
     /// Why the last ``path`` set could not make a URL; the call fails with it.
-    var pathFailure: FaradayError?
+    var pathFailure: FaradayError? {
+        get { pathFailureBox?.value }
+        set { pathFailureBox = newValue.map(Boxed.init) }
+    }
+    private var pathFailureBox: Boxed<FaradayError>?
 
     /// Creates a request.
     public init(
@@ -100,5 +104,19 @@ public struct Request: Sendable {
                 pathFailure = error
             }
         }
+    }
+}
+
+extension Request: CustomReflectable {
+    /// The request's fields, as `print` and `dump` show a plain struct's.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "method": method, "url": url, "headers": headers, "body": body, "options": options,
+                "base": base?.url as Any, "pathFailure": pathFailure as Any,
+            ],
+            displayStyle: .struct
+        )
     }
 }

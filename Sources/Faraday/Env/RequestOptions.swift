@@ -9,31 +9,57 @@ import Foundation
 /// (``subscript(_:)``): ``tls`` and ``pinning`` are those of the TLS middleware.
 public struct RequestOptions: Sendable {
     /// The deadline for the whole call, from sending to the last byte. `nil`: none.
-    public var timeout: Duration?
+    public var timeout: Duration? {
+        get { box.value.timeout }
+        set { values.timeout = newValue }
+    }
     /// The time allowed to open the connection (TCP and TLS). `nil`: the adapter's default.
-    public var openTimeout: Duration?
+    public var openTimeout: Duration? {
+        get { box.value.openTimeout }
+        set { values.openTimeout = newValue }
+    }
     /// The longest wait for the next bytes of the response. `nil`: the adapter's default.
-    public var readTimeout: Duration?
+    public var readTimeout: Duration? {
+        get { box.value.readTimeout }
+        set { values.readTimeout = newValue }
+    }
     /// The longest wait to send the next bytes of the request. `nil`: the adapter's default.
-    public var writeTimeout: Duration?
+    public var writeTimeout: Duration? {
+        get { box.value.writeTimeout }
+        set { values.writeTimeout = newValue }
+    }
     /// How ``Request/params`` are written to and read from the query.
-    public var paramsEncoder: any ParamsEncoder
+    public var paramsEncoder: any ParamsEncoder {
+        get { box.value.paramsEncoder }
+        set { values.paramsEncoder = newValue }
+    }
     /// The largest response body an adapter buffers (non-streamed responses); larger fails with
     /// ``FaradayError/Code/bodyTooLarge``.
-    public var maxBufferedBodySize: Int
+    public var maxBufferedBodySize: Int {
+        get { box.value.maxBufferedBodySize }
+        set { values.maxBufferedBodySize = newValue }
+    }
     /// Stream the response as frames (one completion each) instead of buffering it. `nil`: buffer.
-    public var streaming: Streaming?
+    public var streaming: Streaming? {
+        get { box.value.streaming }
+        set { values.streaming = newValue }
+    }
     /// The origins (scheme, host and port; any URL of the origin will do) that credentials may
     /// go to. A connection puts its base URL's origin first and adds the ones of its own
     /// options; empty means any origin (a connection without a base URL that lists none).
     /// ``Authorization``, ``TokenRefresh``, endpoints' authentication and the connection's own
     /// credential headers leave out every request to another origin.
-    public var credentialOrigins: [String] = []
+    public var credentialOrigins: [String] {
+        get { box.value.credentialOrigins }
+        set { values.credentialOrigins = newValue }
+    }
     /// The proxies requests go through (``ProxyConfiguration``); `nil` goes direct. Faraday reads
     /// nothing from the environment unless you set ``ProxyConfiguration/fromEnvironment(_:)``
     /// here (``URLSessionAdapter`` is the exception: see <doc:Proxies>).
-    public var proxy: ProxyConfiguration?
-    private var extensions = Extensions()
+    public var proxy: ProxyConfiguration? {
+        get { box.value.proxy }
+        set { values.proxy = newValue }
+    }
 
     /// The default limit for buffered bodies: 64 MiB.
     public static let defaultMaxBufferedBodySize = 64 * 1024 * 1024
@@ -48,18 +74,52 @@ public struct RequestOptions: Sendable {
         maxBufferedBodySize: Int = RequestOptions.defaultMaxBufferedBodySize,
         streaming: Streaming? = nil
     ) {
-        self.timeout = timeout
-        self.openTimeout = openTimeout
-        self.readTimeout = readTimeout
-        self.writeTimeout = writeTimeout
-        self.paramsEncoder = paramsEncoder
-        self.maxBufferedBodySize = maxBufferedBodySize
-        self.streaming = streaming
+        box = Boxed(
+            Values(
+                timeout: timeout,
+                openTimeout: openTimeout,
+                readTimeout: readTimeout,
+                writeTimeout: writeTimeout,
+                paramsEncoder: paramsEncoder,
+                maxBufferedBodySize: maxBufferedBodySize,
+                streaming: streaming
+            )
+        )
     }
 
     /// A typed option kept by a middleware, keyed by a type of its own.
     public subscript<Key: EnvKey>(_ key: Key.Type) -> Key.Value? {
-        get { extensions[key] }
-        set { extensions[key] = newValue }
+        get { box.value.extensions[key] }
+        set { values.extensions[key] = newValue }
+    }
+
+    // Options travel with every request and every copy of its env, and change rarely (a
+    // connection's defaults, a `configure` closure): a copy is one reference rather than some
+    // 370 bytes and a dozen references.
+    private var box: Boxed<Values>
+
+    private var values: Values {
+        get { box.value }
+        set { box = Boxed(newValue) }
+    }
+
+    private struct Values: Sendable {
+        var timeout: Duration?
+        var openTimeout: Duration?
+        var readTimeout: Duration?
+        var writeTimeout: Duration?
+        var paramsEncoder: any ParamsEncoder
+        var maxBufferedBodySize: Int
+        var streaming: Streaming?
+        var credentialOrigins: [String] = []
+        var proxy: ProxyConfiguration?
+        var extensions = Extensions()
+    }
+}
+
+extension RequestOptions: CustomReflectable {
+    /// The options' fields, as `print` and `dump` show a plain struct's.
+    public var customMirror: Mirror {
+        Mirror(self, children: Mirror(reflecting: box.value).children, displayStyle: .struct)
     }
 }
