@@ -92,9 +92,9 @@ import Testing
             return call == 1 ? .noResponse : StubResponse(body: "ok")
         }
         let connection = try makeConnection(
-            // A second that the hanging attempt waits out; long enough that the answering attempt,
-            // on a loaded machine, never meets it.
-            ordered(Timeout.Handler(.seconds(1)), Self.retryingTimeouts, firstAbove: timeoutAbove),
+            // Seconds that the hanging attempt waits out; long enough that the answering attempt,
+            // on a machine loaded by the whole suite (one second was not, once), never meets it.
+            ordered(Timeout.Handler(.seconds(3)), Self.retryingTimeouts, firstAbove: timeoutAbove),
             adapter: stubs
         )
         if timeoutAbove {

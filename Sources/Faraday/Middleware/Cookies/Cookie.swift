@@ -168,7 +168,11 @@ enum CookieRules {
 
     /// §5.1.4: the directory of the request path, for cookies without a usable `Path`.
     static func defaultPath(of url: URL) -> String {
-        let path = requestPath(of: url)
+        defaultPath(forRequestPath: requestPath(of: url))
+    }
+
+    /// ``defaultPath(of:)`` from the request path (as ``requestPath(of:)`` writes it).
+    static func defaultPath(forRequestPath path: String) -> String {
         guard path.hasPrefix("/"), let lastSlash = path.lastIndex(of: "/"), lastSlash != path.startIndex else {
             return "/"
         }

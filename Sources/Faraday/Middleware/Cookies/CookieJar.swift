@@ -97,12 +97,19 @@ public final class CookieJar: Resettable {
 
     /// The cookies to send to `url`, longest path first, then oldest first (RFC 6265 §5.4).
     public func cookies(for url: URL, now: Date = Date()) -> [Cookie] {
-        entries(for: url, now: now).map(\.cookie)
+        guard let target = CookieRules.Target(url) else { return [] }
+        return entries(for: target, now: now).map(\.cookie)
     }
 
     /// The `Cookie` header for `url`, or `nil` when no cookie applies.
     public func cookieHeader(for url: URL, now: Date = Date()) -> String? {
-        let entries = entries(for: url, now: now)
+        guard let target = CookieRules.Target(url) else { return nil }
+        return cookieHeader(for: target, now: now)
+    }
+
+    /// ``cookieHeader(for:now:)`` for a URL already taken apart.
+    func cookieHeader(for target: CookieRules.Target, now: Date) -> String? {
+        let entries = entries(for: target, now: now)
         guard !entries.isEmpty else { return nil }
         var header = ""
         for (index, entry) in entries.enumerated() {
@@ -114,8 +121,7 @@ public final class CookieJar: Resettable {
         return header
     }
 
-    private func entries(for url: URL, now: Date) -> [Entry] {
-        guard let target = CookieRules.Target(url) else { return [] }
+    private func entries(for target: CookieRules.Target, now: Date) -> [Entry] {
         let found = state.withLock { state in
             var found: [Entry] = []
             target.forEachCandidateDomain { domain in
@@ -150,7 +156,8 @@ public final class CookieJar: Resettable {
 
     /// Stores the cookies of `Set-Cookie` headers received from `url`.
     public func store(setCookieHeaders headers: [String], from url: URL, now: Date = Date()) {
-        store(headers, from: url, now: now, generation: nil)
+        guard let origin = CookieRules.Target(url) else { return }  // no host: nothing is stored
+        store(headers, from: origin, now: now, generation: nil)
     }
 
     /// Stores a cookie as it is, replacing one with the same name, domain and path.
@@ -175,11 +182,11 @@ public final class CookieJar: Resettable {
     var generation: Int { state.withLock { $0.generation } }
 
     /// Stores headers unless the jar was reset since `generation`.
-    func store<Headers: Sequence>(_ headers: Headers, from url: URL, now: Date, generation: Int?)
+    func store<Headers: Sequence>(_ headers: Headers, from origin: CookieRules.Target, now: Date, generation: Int?)
     where Headers.Element == String {
-        let outcomes = headers.map { SetCookie.parse($0, from: url, now: now, suffixes: suffixes) }
+        let outcomes = headers.map { SetCookie.parse($0, from: origin, now: now, suffixes: suffixes) }
         guard outcomes.contains(where: { if case .ignore = $0 { false } else { true } }) else { return }
-        let isSecureOrigin = CookieRules.Target(url)?.isSecure ?? false
+        let isSecureOrigin = origin.isSecure
         change { state in
             guard generation == nil || generation == state.generation else { return }
             for outcome in outcomes {

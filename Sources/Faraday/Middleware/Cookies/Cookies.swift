@@ -42,23 +42,26 @@ public struct Cookies: Middleware {
         }
     }
 
-    public func onRequest(_ env: inout Env) async throws {
-        guard let header = handler.jar.cookieHeader(for: env.request.url) else { return }
-        // Appended as one field after any the request has: reading `headers[.cookie]` joins them
-        // with "; ", and adapters send them as one header (RFC 6265 §5.4).
-        env.request.headers.append(HTTPField(name: .cookie, value: header))
-    }
-
-    /// Stores the cookies as soon as the head arrives: those of a response that a layer above
-    /// discards (a redirect, a retried attempt) count too.
+    /// Sends the jar's cookies for the request's URL, and stores the response's cookies as soon
+    /// as the head arrives: those of a response that a layer above discards (a redirect, a
+    /// retried attempt) count too.
     public func call(_ env: Env) async throws -> Completions {
+        // The URL taken apart once, for the cookies sent and for those the answer sets. Without a
+        // host, there are neither.
+        guard let origin = CookieRules.Target(env.request.url) else { return try await app.call(env) }
+        var env = env
+        if let header = handler.jar.cookieHeader(for: origin, now: Date()) {
+            // Appended as one field after any the request has: reading `headers[.cookie]` joins
+            // them with "; ", and adapters send them as one header (RFC 6265 §5.4).
+            env.request.headers.append(HTTPField(name: .cookie, value: header))
+        }
         // The jar's state as the request leaves: a reset while it is out keeps its answer's cookies
         // out of the jar.
         let generation = handler.jar.generation
         let completions = try await app.call(env)
         let headers = completions.head.responseHeaders.lazy.filter { $0.name == .setCookie }.map(\.value)
         if !headers.isEmpty {
-            handler.jar.store(headers, from: env.request.url, now: Date(), generation: generation)
+            handler.jar.store(headers, from: origin, now: Date(), generation: generation)
         }
         return completions
     }

@@ -37,7 +37,13 @@ enum SetCookie {
         return cookies
     }
 
-    static func parse(_ header: String, from url: URL, now: Date, suffixes: PublicSuffixList) -> Outcome {
+    /// What the jar does with `header`, from a response to a request to `origin`.
+    static func parse(
+        _ header: String,
+        from origin: CookieRules.Target,
+        now: Date,
+        suffixes: PublicSuffixList
+    ) -> Outcome {
         // Cut on the bytes: header syntax is ASCII, and Character-wise splitting is slow.
         var pieces = Pieces(header)
         guard let pair = pieces.next(), let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else {
@@ -53,9 +59,8 @@ enum SetCookie {
         guard !name.utf8.contains(where: isControl), !value.utf8.contains(where: isControl) else {
             return .ignore("control characters")
         }
-        guard let host = CookieRules.host(of: url) else { return .ignore("no host") }
-        let scheme = url.scheme?.lowercasedASCII
-        let isSecureOrigin = scheme == "https" || scheme == "wss"
+        let host = origin.host
+        let isSecureOrigin = origin.isSecure
 
         var attributes = Attributes()
         while let piece = pieces.next() { attributes.read(piece, now: now) }
@@ -65,7 +70,7 @@ enum SetCookie {
             value: value,
             domain: host,
             isHostOnly: true,
-            path: attributes.path ?? CookieRules.defaultPath(of: url),
+            path: attributes.path ?? CookieRules.defaultPath(forRequestPath: origin.path),
             expiresAt: attributes.maxAge ?? attributes.expires,
             isSecure: attributes.isSecure,
             isHTTPOnly: attributes.isHTTPOnly,
