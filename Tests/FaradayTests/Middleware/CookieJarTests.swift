@@ -156,6 +156,31 @@ import Testing
         #expect(jar.cookieHeader(for: try url("https://example.com/"), now: now.addingTimeInterval(61)) == nil)
     }
 
+    /// The same `Set-Cookie` again changes nothing in the jar, but a `Max-Age` counts from each
+    /// answer: the cookie received again lives on from then.
+    @Test func aMaxAgeCookieReceivedAgainLivesOnFromThen() throws {
+        let jar = try jar(["a=1; Max-Age=60"], from: "https://example.com/")
+        jar.store(
+            setCookieHeaders: ["a=1; Max-Age=60"],
+            from: try url("https://example.com/"),
+            now: now.addingTimeInterval(50)
+        )
+        #expect(jar.cookieHeader(for: try url("https://example.com/"), now: now.addingTimeInterval(100)) == "a=1")
+        #expect(jar.cookieHeader(for: try url("https://example.com/"), now: now.addingTimeInterval(111)) == nil)
+    }
+
+    /// A cookie set again as it was keeps its creation time and its place in the `Cookie` header.
+    @Test func theSameCookieAgainKeepsItsCreationTimeAndPlace() throws {
+        let origin = try url("https://example.com/")
+        let jar = try jar(["first=1", "second=2"], from: "https://example.com/")
+        jar.store(setCookieHeaders: ["first=1"], from: origin, now: now.addingTimeInterval(10))
+        #expect(try header(jar, "https://example.com/") == "first=1; second=2")
+        #expect(jar.cookies(for: origin, now: now.addingTimeInterval(10)).first?.createdAt == now)
+        jar.store(setCookieHeaders: ["first=changed"], from: origin, now: now.addingTimeInterval(20))
+        #expect(try header(jar, "https://example.com/") == "first=changed; second=2")
+        #expect(jar.cookies(for: origin, now: now.addingTimeInterval(20)).first?.createdAt == now)
+    }
+
     @Test func invalidMaxAgeAndExpiresAreIgnored() throws {
         let cookie = try #require(
             try jar(["a=1; Max-Age=12abc; Expires=not a date"], from: "https://example.com/").allCookies.first

@@ -79,6 +79,24 @@ import Testing
         #expect(try CookieJar(file: withSessions).cookieHeader(for: origin) == "session=1")
     }
 
+    /// A server that sets its session on every answer does not make a file jar rewrite its file
+    /// each time; a changed cookie does.
+    @Test func aFileJarIsNotRewrittenForTheSameCookie() throws {
+        let file = temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let origin = try #require(URL(string: "https://example.com/"))
+        let jar = try CookieJar(file: file, persistsSessionCookies: true)
+        jar.store(setCookieHeaders: ["session=1; Path=/"], from: origin)
+        #expect(FileManager.default.fileExists(atPath: file.path))
+
+        try FileManager.default.removeItem(at: file)
+        jar.store(setCookieHeaders: ["session=1; Path=/"], from: origin)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+
+        jar.store(setCookieHeaders: ["session=2; Path=/"], from: origin)
+        #expect(try CookieJar(file: file).cookieHeader(for: origin) == "session=2")
+    }
+
     @Test(arguments: [
         "not json", #"{"cookies":[]}"#, #"{"format":"faraday-cookies","version":1,"cookies":[{"name":1}]}"#,
     ])

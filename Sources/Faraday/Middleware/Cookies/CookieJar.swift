@@ -162,12 +162,18 @@ public final class CookieJar: Resettable {
 
     /// Stores a cookie as it is, replacing one with the same name, domain and path.
     public func insert(_ cookie: Cookie) {
-        change { state in Self.put(cookie, into: &state, now: Date()) }
+        change { state in
+            Self.put(cookie, into: &state, now: Date())
+            return true
+        }
     }
 
     /// Removes every cookie.
     public func removeAll() {
-        change { state in state.removeAll() }
+        change { state in
+            state.removeAll()
+            return true
+        }
     }
 
     /// Empties the jar; responses to calls made before do not refill it.
@@ -175,6 +181,7 @@ public final class CookieJar: Resettable {
         change { state in
             state.removeAll()
             state.generation += 1
+            return true
         }
     }
 
@@ -188,16 +195,21 @@ public final class CookieJar: Resettable {
         guard outcomes.contains(where: { if case .ignore = $0 { false } else { true } }) else { return }
         let isSecureOrigin = origin.isSecure
         change { state in
-            guard generation == nil || generation == state.generation else { return }
+            guard generation == nil || generation == state.generation else { return false }
+            var changed = false
             for outcome in outcomes {
                 switch outcome {
+                case .store(let cookie) where Self.holds(cookie, in: state):
+                    break  // the same cookie again (a server that sets its session on every answer)
                 case .store(let cookie) where isSecureOrigin || !Self.shadowsSecureCookie(cookie, in: state):
                     Self.put(cookie, into: &state, now: now, fromSecureOrigin: isSecureOrigin)
+                    changed = true
                 case .delete(let cookie) where isSecureOrigin || !Self.shadowsSecureCookie(cookie, in: state):
-                    Self.remove(cookie, from: &state)
+                    changed = Self.remove(cookie, from: &state) || changed
                 case .store, .delete, .ignore: break
                 }
             }
+            return changed
         }
     }
 
@@ -205,6 +217,14 @@ public final class CookieJar: Resettable {
     /// replace nor delete a `Secure` cookie of the same name whose domain matches its domain (or
     /// the other way round) and whose path its path falls under. Otherwise a network attacker
     /// could fix an HTTPS session by answering one plain request.
+    /// Whether the jar holds `cookie` already, as it is: storing it again would change nothing
+    /// (replacing a cookie keeps its creation time), so it is neither stored nor saved again.
+    private static func holds(_ cookie: Cookie, in state: State) -> Bool {
+        guard var held = state.domains[cookie.domain]?[cookie.identity]?.cookie else { return false }
+        held.createdAt = cookie.createdAt
+        return held == cookie
+    }
+
     private static func shadowsSecureCookie(_ cookie: Cookie, in state: State) -> Bool {
         state.domains.contains { domain, entries in
             guard CookieRules.domainMatches(domain, cookie.domain) || CookieRules.domainMatches(cookie.domain, domain)
@@ -231,10 +251,13 @@ public final class CookieJar: Resettable {
         evict(&state, now: now, domain: cookie.domain, keepingSecure: !fromSecureOrigin)
     }
 
-    private static func remove(_ cookie: Cookie, from state: inout State) {
-        guard state.domains[cookie.domain]?.removeValue(forKey: cookie.identity) != nil else { return }
+    /// Removes the cookie with `cookie`'s identity; `false` when there was none.
+    @discardableResult
+    private static func remove(_ cookie: Cookie, from state: inout State) -> Bool {
+        guard state.domains[cookie.domain]?.removeValue(forKey: cookie.identity) != nil else { return false }
         if state.domains[cookie.domain]?.isEmpty == true { state.domains[cookie.domain] = nil }
         state.count -= 1
+        return true
     }
 
     /// Drops the domain's expired cookies and its oldest beyond the limit; past the jar's limit,
@@ -263,14 +286,18 @@ public final class CookieJar: Resettable {
         }
     }
 
-    /// Applies a change, then saves a file-backed jar.
-    private func change(_ body: (inout State) -> Void) {
-        guard let file else { return state.withLock(body) }
-        let snapshot = state.withLock { state -> (version: Int, cookies: [Cookie]) in
-            body(&state)
+    /// Applies a change, then saves a file-backed jar if `body` says it changed anything.
+    private func change(_ body: (inout State) -> Bool) {
+        guard let file else {
+            state.withLock { _ = body(&$0) }
+            return
+        }
+        let snapshot = state.withLock { state -> (version: Int, cookies: [Cookie])? in
+            guard body(&state) else { return nil }
             state.version += 1
             return (state.version, state.all.map(\.cookie))
         }
+        guard let snapshot else { return }
         // Writes happen one at a time, and an older snapshot never overwrites a newer one.
         written.withLock { written in
             guard snapshot.version > written else { return }
