@@ -49,6 +49,7 @@ extension Connection {
             throw FaradayError.wrapping(error, request: request)
         }
         request.dropDefaultCredentials(defaults.headers, isToCredentialOrigin: isHome)
+        if isHome { request.noteIsToCredentialOrigin() }
         return request
     }
 

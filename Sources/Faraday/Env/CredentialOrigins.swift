@@ -6,12 +6,21 @@ extension Request {
     /// the list is empty). An https origin and the http one of the same host are different
     /// origins: credentials never go from one to the other.
     public var isToCredentialOrigin: Bool {
+        if let homeURL, homeURL.options.hasSameValues(as: options), homeURL.url == url { return true }
         let allowed = options.credentialOrigins
         guard !allowed.isEmpty else { return true }
         guard let origin = Origin(url) else { return false }
         // The entries a connection writes are `Origin` descriptions: comparing with them settles
         // the usual case without parsing a URL (or making a string) per request.
         return allowed.contains { origin.isWritten(as: $0) || URL(string: $0).flatMap(Origin.init) == origin }
+    }
+
+    /// Notes that the request, as it is now, goes to one of its credential origins (the
+    /// connection found it so when it made the request): asked again while the URL and options
+    /// are unchanged (when the call starts, by ``Authorization``), ``isToCredentialOrigin`` then
+    /// compares them instead of taking the URL apart. Any change to either asks the long way.
+    mutating func noteIsToCredentialOrigin() {
+        homeURL = HomeURL(url: url, options: options)
     }
 
     /// Removes the credential headers (those ``Redaction/credentialHeaders`` names) that still

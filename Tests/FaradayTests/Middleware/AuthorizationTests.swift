@@ -121,6 +121,23 @@ import Testing
         #expect(home.response?.text?.contains("api_key=k3y") == true)
     }
 
+    /// Credential origins narrowed in `configure` to leave out the connection's own origin count
+    /// when the call starts: the request was to a credential origin when it was made, not now.
+    @Test func credentialOriginsNarrowedInConfigureLeaveTheCredentialsBehind() async throws {
+        let stubs = TestAdapter()
+        stubs.get("https://api.example.com/v1/x") { env, _ in
+            StubResponse(body: "\(env.request.headers[.authorization] ?? "none") \(env.request.url.query ?? "")")
+        }
+        let connection = try Connection(url: "https://api.example.com/v1", params: ["api_key": "k3y", "v": "2"]) {
+            $0.use(Authorization.Handler(.bearer("t0k")))
+            $0.adapter = stubs
+        }
+        let narrowed = try await connection.get("x") { $0.options.credentialOrigins = ["https://auth.example"] }.value
+        #expect(narrowed.response?.text == "none v=2")
+        let home = try await connection.get("x").value
+        #expect(home.response?.text == "Bearer t0k api_key=k3y&v=2")
+    }
+
     @Test func aRequestBuiltByHandIsBoundToTheConnectionsOriginToo() async throws {
         let stubs = TestAdapter()
         stubs.get("https://evil.example/x") { env, _ in
