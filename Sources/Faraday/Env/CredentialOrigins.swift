@@ -6,7 +6,7 @@ extension Request {
     /// the list is empty). An https origin and the http one of the same host are different
     /// origins: credentials never go from one to the other.
     public var isToCredentialOrigin: Bool {
-        if let homeURL, homeURL.options.hasSameValues(as: options), homeURL.url == url { return true }
+        if let homeURL, homeURL.url == url, homeURL.credentialOrigins == options.credentialOrigins { return true }
         let allowed = options.credentialOrigins
         guard !allowed.isEmpty else { return true }
         guard let origin = Origin(url) else { return false }
@@ -16,11 +16,12 @@ extension Request {
     }
 
     /// Notes that the request, as it is now, goes to one of its credential origins (the
-    /// connection found it so when it made the request): asked again while the URL and options
-    /// are unchanged (when the call starts, by ``Authorization``), ``isToCredentialOrigin`` then
-    /// compares them instead of taking the URL apart. Any change to either asks the long way.
+    /// connection found it so when it made the request): asked again while the URL and the
+    /// credential origins are unchanged (when the call starts, by ``Authorization``),
+    /// ``isToCredentialOrigin`` then compares them (an unchanged list is one comparison of
+    /// references) instead of taking the URL apart. Any change to either asks the long way.
     mutating func noteIsToCredentialOrigin() {
-        homeURL = HomeURL(url: url, options: options)
+        homeURL = HomeURL(url: url, credentialOrigins: options.credentialOrigins)
     }
 
     /// Removes the credential headers (those ``Redaction/credentialHeaders`` names) that still

@@ -32,13 +32,13 @@ public struct Request: Sendable {
         set { pathFailureBox = newValue.map(Boxed.init) }
     }
     private var pathFailureBox: Boxed<FaradayError>?
-    /// The URL and options last found to go to a credential origin (``noteIsToCredentialOrigin()``).
+    /// The URL last found to go to a credential origin (``noteIsToCredentialOrigin()``).
     var homeURL: HomeURL?
 
-    /// A URL with the options it was checked against.
+    /// A URL with the credential origins it was checked against.
     struct HomeURL {
         let url: URL
-        let options: RequestOptions
+        let credentialOrigins: [String]
     }
 
     /// Creates a request.

@@ -93,9 +93,6 @@ public struct RequestOptions: Sendable {
         set { values.extensions[key] = newValue }
     }
 
-    /// Whether `other` is a copy of these options, unchanged since: one comparison of references.
-    func hasSameValues(as other: RequestOptions) -> Bool { box === other.box }
-
     // Options travel with every request and every copy of its env, and change rarely (a
     // connection's defaults, a `configure` closure): a copy is one reference rather than some
     // 370 bytes and a dozen references.

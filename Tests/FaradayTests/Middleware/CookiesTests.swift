@@ -97,6 +97,23 @@ import Testing
         #expect(try CookieJar(file: file).cookieHeader(for: origin) == "session=2")
     }
 
+    /// A save that failed is tried again with the next answer, even one that sets the same
+    /// cookie again.
+    @Test func aFailedSaveIsTriedAgainWithTheSameCookie() throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "faraday-jar-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appending(path: "cookies.json")
+        let origin = try #require(URL(string: "https://example.com/"))
+        let jar = try CookieJar(file: file, persistsSessionCookies: true)
+        jar.store(setCookieHeaders: ["session=1; Path=/"], from: origin)
+        #expect(jar.lastSaveError?.code == .storageFailed)
+
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        jar.store(setCookieHeaders: ["session=1; Path=/"], from: origin)
+        #expect(jar.lastSaveError == nil)
+        #expect(try CookieJar(file: file).cookieHeader(for: origin) == "session=1")
+    }
+
     @Test(arguments: [
         "not json", #"{"cookies":[]}"#, #"{"format":"faraday-cookies","version":1,"cookies":[{"name":1}]}"#,
     ])

@@ -166,12 +166,8 @@ enum CookieRules {
         return path.isEmpty ? "/" : path
     }
 
-    /// §5.1.4: the directory of the request path, for cookies without a usable `Path`.
-    static func defaultPath(of url: URL) -> String {
-        defaultPath(forRequestPath: requestPath(of: url))
-    }
-
-    /// ``defaultPath(of:)`` from the request path (as ``requestPath(of:)`` writes it).
+    /// §5.1.4: the directory of the request path (as ``requestPath(of:)`` writes it), for cookies
+    /// without a usable `Path`.
     static func defaultPath(forRequestPath path: String) -> String {
         guard path.hasPrefix("/"), let lastSlash = path.lastIndex(of: "/"), lastSlash != path.startIndex else {
             return "/"

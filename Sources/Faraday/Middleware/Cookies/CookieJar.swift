@@ -213,10 +213,6 @@ public final class CookieJar: Resettable {
         }
     }
 
-    /// RFC 6265bis §5.7, "leave secure cookies alone": a cookie from plain HTTP may neither
-    /// replace nor delete a `Secure` cookie of the same name whose domain matches its domain (or
-    /// the other way round) and whose path its path falls under. Otherwise a network attacker
-    /// could fix an HTTPS session by answering one plain request.
     /// Whether the jar holds `cookie` already, as it is: storing it again would change nothing
     /// (replacing a cookie keeps its creation time), so it is neither stored nor saved again.
     private static func holds(_ cookie: Cookie, in state: State) -> Bool {
@@ -225,6 +221,10 @@ public final class CookieJar: Resettable {
         return held == cookie
     }
 
+    /// RFC 6265bis §5.7, "leave secure cookies alone": a cookie from plain HTTP may neither
+    /// replace nor delete a `Secure` cookie of the same name whose domain matches its domain (or
+    /// the other way round) and whose path its path falls under. Otherwise a network attacker
+    /// could fix an HTTPS session by answering one plain request.
     private static func shadowsSecureCookie(_ cookie: Cookie, in state: State) -> Bool {
         state.domains.contains { domain, entries in
             guard CookieRules.domainMatches(domain, cookie.domain) || CookieRules.domainMatches(cookie.domain, domain)
@@ -286,14 +286,15 @@ public final class CookieJar: Resettable {
         }
     }
 
-    /// Applies a change, then saves a file-backed jar if `body` says it changed anything.
+    /// Applies a change, then saves a file-backed jar if `body` says it changed anything, or if
+    /// the last save failed (the next answer tries again).
     private func change(_ body: (inout State) -> Bool) {
         guard let file else {
             state.withLock { _ = body(&$0) }
             return
         }
         let snapshot = state.withLock { state -> (version: Int, cookies: [Cookie])? in
-            guard body(&state) else { return nil }
+            guard body(&state) || lastSaveError != nil else { return nil }
             state.version += 1
             return (state.version, state.all.map(\.cookie))
         }
