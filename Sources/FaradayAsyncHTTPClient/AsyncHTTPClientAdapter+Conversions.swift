@@ -65,8 +65,8 @@ extension AsyncHTTPClientAdapter {
         request.headers.forEachJoiningCookies { headers.add(name: $0.name.rawName, value: $0.value) }
         // What URLSessionAdapter's platform sends when the request names none, so that both adapters
         // put the same fields on the wire: any media type, and the body as it is.
-        if request.headers[.accept] == nil { headers.add(name: "Accept", value: "*/*") }
-        if request.headers[.acceptEncoding] == nil { headers.add(name: "Accept-Encoding", value: "identity") }
+        if !request.headers.contains(.accept) { headers.add(name: "Accept", value: "*/*") }
+        if !request.headers.contains(.acceptEncoding) { headers.add(name: "Accept-Encoding", value: "identity") }
         return headers
     }
 

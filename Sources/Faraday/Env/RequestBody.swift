@@ -237,7 +237,7 @@ struct SingleChunk: AsyncSequence, Sendable {
 extension Request {
     /// `true` when the body needs ``encodePendingBody()`` before an adapter sends it.
     var hasPendingBody: Bool {
-        body.value != nil || body.contentType != nil || (!body.isEmpty && headers[.contentType] == nil)
+        body.value != nil || body.contentType != nil || (!body.isEmpty && !headers.contains(.contentType))
     }
 
     /// Readies the body for an adapter: a value that no middleware encoded is encoded by its
@@ -247,7 +247,7 @@ extension Request {
         try encodeValueByDefault()
         // Bytes that say nothing of their type are sent as bytes (RFC 9110 §8.3), by every adapter:
         // URLSession would otherwise call them a form.
-        if headers[.contentType] == nil, !body.isEmpty {
+        if !headers.contains(.contentType), !body.isEmpty {
             headers[.contentType] = body.contentType ?? "application/octet-stream"
         }
     }

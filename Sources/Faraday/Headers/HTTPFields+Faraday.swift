@@ -31,11 +31,13 @@ extension HTTPFields {
 
     /// Adds media types to `Accept`, keeping those already there and skipping duplicates.
     public mutating func accepts(contentTypes: [String]) {
-        let existing = self[values: .accept]
-        guard !existing.isEmpty else {
-            if !contentTypes.isEmpty { self[.accept] = contentTypes.joined(separator: ", ") }
+        guard contains(.accept) else {
+            // The usual case, no `Accept` yet: no list of the existing values is made.
+            guard !contentTypes.isEmpty else { return }
+            append(HTTPField(name: .accept, value: contentTypes.joined(separator: ", ")))
             return
         }
+        let existing = self[values: .accept]
         var accepted = existing.flatMap { $0.split(separator: ",") }.map(\.trimmingHTTPWhitespace).filter {
             !$0.isEmpty
         }
@@ -55,8 +57,9 @@ extension HTTPFields {
         return type.lowercasedASCII
     }
 
-    /// The value of a field that normally comes once, as `self[name]` reads it (several fields
-    /// joined with `, `), without joining when there is one, the usual case.
+    /// The value of a field, as `self[name]` reads it (several fields joined with `, `, or `; `
+    /// for `Cookie`), without joining when there is one, the usual case: HTTPTypes' subscript
+    /// joins through generic code on every read.
     func singleValue(_ name: HTTPField.Name) -> String? {
         var found: String?
         for field in self where field.name == name {
@@ -96,7 +99,7 @@ extension HTTPFields {
             }
             guard !cookiesSent else { continue }
             cookiesSent = true
-            body(HTTPField(name: .cookie, value: self[.cookie] ?? field.value))
+            body(HTTPField(name: .cookie, value: singleValue(.cookie) ?? field.value))
         }
     }
 

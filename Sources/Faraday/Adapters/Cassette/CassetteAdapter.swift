@@ -239,7 +239,7 @@ public final class CassetteAdapter: Adapter {
             // A stream that carried a secret is kept as one redacted piece: safe rather than faithful.
             recorded.chunks = [CassetteInteraction.Chunk(body: body, delay: 0)]
         } else {
-            if body.data.count != whole.count, headers[.contentLength] != nil {
+            if body.data.count != whole.count, headers.contains(.contentLength) {
                 headers[.contentLength] = String(body.data.count)
             }
             recorded.body = whole.isEmpty ? nil : body

@@ -127,7 +127,7 @@ public final class URLSessionAdapter: Adapter {
         request.headers.forEachJoiningCookies { urlRequest.addValue($0.value, forHTTPHeaderField: $0.name.rawName) }
         // Ask for the body as it is unless a middleware asks for more: URLSession would otherwise
         // ask for (and decode) gzip, deflate, br and zstd on its own.
-        if request.headers[.acceptEncoding] == nil {
+        if !request.headers.contains(.acceptEncoding) {
             urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
 

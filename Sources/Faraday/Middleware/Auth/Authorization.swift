@@ -35,7 +35,7 @@ public struct Authorization: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        guard env.request.headers[.authorization] == nil, env.mayCarryCredentials else { return }
+        guard !env.request.headers.contains(.authorization), env.mayCarryCredentials else { return }
         try await handler.provider.authenticate(&env.request)
     }
 }

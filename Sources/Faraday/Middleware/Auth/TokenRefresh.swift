@@ -50,7 +50,7 @@ public struct TokenRefresh: Middleware {
     }
 
     public func call(_ env: Env) async throws -> Completions {
-        guard !Self.isRefreshing, env.request.headers[.authorization] == nil, env.mayCarryCredentials else {
+        guard !Self.isRefreshing, !env.request.headers.contains(.authorization), env.mayCarryCredentials else {
             return try await app.call(env)
         }
         let credential = try await handler.store.validCredential()

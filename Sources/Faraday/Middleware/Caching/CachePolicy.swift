@@ -30,15 +30,15 @@ struct CachePolicy: Sendable {
             return "Vary: *"
         }
         // §3.5: a response to a request with credentials is stored only when it says it may be.
-        if request.headers[.authorization] != nil, !control.isPublic, !control.mustRevalidate,
+        if request.headers.contains(.authorization), !control.isPublic, !control.mustRevalidate,
             control.seconds("s-maxage") == nil
         {
             return "the request carries Authorization and the response is not public"
         }
         let hasExplicitFreshness =
-            control.maxAge != nil || response.headers[.expires] != nil || control.isPublic
+            control.maxAge != nil || response.headers.contains(.expires) || control.isPublic
             || control.has("private")
-        let hasValidator = response.headers[.eTag] != nil || response.headers[.lastModified] != nil
+        let hasValidator = response.headers.contains(.eTag) || response.headers.contains(.lastModified)
         guard hasExplicitFreshness || Self.heuristicallyCacheable.contains(code) else {
             return "status \(code) without explicit freshness"
         }

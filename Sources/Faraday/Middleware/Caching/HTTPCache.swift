@@ -95,8 +95,8 @@ public struct HTTPCache: Middleware {
             return completions.marked(.uncacheable)
         }
         // The caller's own conditional or range request is theirs to answer.
-        if request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil
-            || request.headers[.range] != nil
+        if request.headers.contains(.ifNoneMatch) || request.headers.contains(.ifModifiedSince)
+            || request.headers.contains(.range)
         {
             return try await app.call(env).marked(.uncacheable)
         }

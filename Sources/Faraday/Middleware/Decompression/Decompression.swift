@@ -65,7 +65,7 @@ public struct Decompression: Middleware {
             return completions
         }
         var head = completions.head
-        head.decodedContentEncoding = response.headers[.contentEncoding]
+        head.decodedContentEncoding = response.headers.singleValue(.contentEncoding)
         response.headers[.contentEncoding] = nil
         response.headers[.contentLength] = nil
         head.response = response
@@ -75,7 +75,7 @@ public struct Decompression: Middleware {
 
     /// The format of a `Content-Encoding` this middleware decodes.
     private static func format(_ headers: HTTPFields) -> Inflater.Format? {
-        headers[.contentEncoding].flatMap(format)
+        headers.singleValue(.contentEncoding).flatMap(format)
     }
 
     /// The format of a `Content-Encoding` value this middleware decodes.
@@ -94,7 +94,7 @@ extension Env {
     /// read (`br`, `zstd`). Body decoders call it before parsing, so that gzip bytes are not
     /// reported as "not valid JSON".
     public func requireDecodedBody() throws(FaradayError) {
-        guard let encoding = response?.headers[.contentEncoding]?.trimmingHTTPWhitespace, !encoding.isEmpty,
+        guard let encoding = response?.headers.singleValue(.contentEncoding)?.trimmingHTTPWhitespace, !encoding.isEmpty,
             encoding.lowercasedASCII != "identity", response?.body.isEmpty == false
         else { return }
         let fix =
