@@ -21,6 +21,8 @@ import NIOHTTP1
 ///   line, `Content-Length`, and the connection closed after the body "ok".
 /// - `/brotli`: `{"hello":"brotli"}` with `Content-Encoding: br`, as a CDN answers a client that
 ///   asks for Brotli (the bytes made once by the `brotli` tool; 22 bytes, `Content-Length: 22`).
+/// - `/zstd`: `{"hello":"zstd"}` with `Content-Encoding: zstd`, likewise (made once by `zstd -19`;
+///   29 bytes).
 /// - `/cookies/set`: five `Set-Cookie` fields: `fixdate`, `rfc850`, `asctime` and `dashed` live
 ///   until 2065 (one date format each), and `gone` is deleted (`Expires` in 1970, `Max-Age=0`).
 package enum ServerLikeRoutes {
@@ -124,11 +126,19 @@ package enum ServerLikeRoutes {
         0x22, 0x62, 0x72, 0x6f, 0x74, 0x6c, 0x69, 0x22, 0x7d, 0x03,
     ]
 
-    static func brotli(_ writer: ResponseWriter) async throws {
+    /// `{"hello":"zstd"}`, zstd-encoded: one frame, which starts with zstd's magic number.
+    package static let zstdBody: [UInt8] = [
+        0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x68, 0x81, 0x00, 0x00, 0x7b, 0x22, 0x68,
+        0x65, 0x6c, 0x6c, 0x6f, 0x22, 0x3a, 0x22, 0x7a, 0x73, 0x74, 0x64, 0x22,
+        0x7d, 0xc6, 0x45, 0x0e, 0x8e,
+    ]
+
+    /// A JSON document sent with `Content-Encoding: encoding`, as `body` gives it.
+    static func encoded(_ encoding: String, _ body: [UInt8], _ writer: ResponseWriter) async throws {
         try await writer.respond(
             200,
-            headers: [("content-type", "application/json"), ("content-encoding", "br")],
-            body: ByteBuffer(bytes: brotliBody)
+            headers: [("content-type", "application/json"), ("content-encoding", encoding)],
+            body: ByteBuffer(bytes: body)
         )
     }
 

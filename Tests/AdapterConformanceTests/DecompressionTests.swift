@@ -41,6 +41,33 @@ extension AdapterConformance {
             }
         }
 
+        /// A request that asks for zstd itself: some platforms' URLSession decode it (this
+        /// machine's libcurl does), others hand it over as sent; the adapter tells which by the
+        /// body's first bytes, so that the body and its marking agree, buffered or streamed.
+        /// AsyncHTTPClient hands the bytes over as sent, still marked `zstd`.
+        @Test(arguments: AdapterKind.allCases, [false, true])
+        func aZstdBodyIsMarkedAsItArrives(_ kind: AdapterKind, _ streamed: Bool) async throws {
+            try await withConnection(kind) { connection, _ in
+                let response = connection.get("zstd") {
+                    $0.headers[.acceptEncoding] = "zstd"
+                    if streamed { $0.options.streaming = .chunks }
+                }
+                var body = Data()
+                var headers = HTTPFields()
+                for try await env in response.completions where !streamed || !env.isFinal {
+                    body.append(env.body)
+                    headers = env.responseHeaders
+                }
+                if kind == .urlSession, String(decoding: body, as: UTF8.self) == #"{"hello":"zstd"}"# {
+                    #expect(headers[.contentEncoding] == nil)
+                    #expect(headers[.contentLength] == nil, "the length was of the encoded body")
+                } else {
+                    #expect(Array(body) == ServerLikeRoutes.zstdBody)
+                    #expect(headers[.contentEncoding] == "zstd")
+                }
+            }
+        }
+
         @Test(arguments: AdapterKind.allCases)
         func aStreamedBodyIsDecodedChunkByChunk(_ kind: AdapterKind) async throws {
             try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in

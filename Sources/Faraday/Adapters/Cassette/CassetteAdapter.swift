@@ -224,7 +224,7 @@ public final class CassetteAdapter: Adapter {
             whole = try inflater.decode(whole) + inflater.finish()
             chunks = [(whole, chunks.first?.1 ?? 0)]
             headers[.contentEncoding] = nil
-            if headers[.contentLength] != nil { headers[.contentLength] = String(whole.count) }
+            if headers.contains(.contentLength) { headers[.contentLength] = String(whole.count) }
         }
         var recorded = CassetteInteraction.Response(
             status: response.status.code,

@@ -16,8 +16,9 @@ extension URLSessionAdapter {
     }
 
     /// The response's fields, `Set-Cookie` split back into its fields, and the encoding the
-    /// platform decoded taken off.
-    static func fields(_ response: HTTPURLResponse) -> HTTPFields {
+    /// platform decoded taken off. `bodyStart` is the start of the body as the platform handed it
+    /// over (the whole body, or its first part), for an encoding it may or may not decode.
+    static func fields(_ response: HTTPURLResponse, bodyStart: Data?) -> HTTPFields {
         var fields = HTTPFields()
         for (key, value) in response.allHeaderFields {
             guard let key = key as? String, let name = HTTPField.Name(key), let value = value as? String else {
@@ -27,22 +28,65 @@ extension URLSessionAdapter {
             let values = name == .setCookie ? SetCookie.split(combined: value) : [value]
             for value in values { fields.append(HTTPField(name: name, value: value)) }
         }
-        // URLSession has already decoded gzip, deflate and Brotli bodies: say so, so that nothing
-        // decodes them twice and no length refers to the encoded bytes.
-        if isDecodedByURLSession(fields[.contentEncoding]) {
+        // URLSession has already decoded gzip, deflate and Brotli bodies, and zstd ones where the
+        // platform can: say so, so that nothing decodes them twice and no length refers to the
+        // encoded bytes.
+        let isDecoded =
+            switch platformDecoding(fields.singleValue(.contentEncoding)) {
+            case .decoded: true
+            // Every zstd frame starts with its magic number; a decoded document does not.
+            case .decodedWherePlatformCan: !(bodyStart ?? Data()).starts(with: zstdMagic)
+            case .asSent: false
+            }
+        if isDecoded {
             fields[.contentEncoding] = nil
             fields[.contentLength] = nil
         }
         return fields
     }
 
-    /// Whether URLSession hands over the body of a response with this `Content-Encoding` decoded
-    /// (gzip, deflate and Brotli, which Apple's URLSession and Linux's libcurl both decode), so that
-    /// its `Content-Length` counts other bytes than those received. zstd is not counted: not every
-    /// platform decodes it, and a body marked decoded that is not would be silently wrong.
-    static func isDecodedByURLSession(_ contentEncoding: String?) -> Bool {
-        let encoding = contentEncoding?.trimmingHTTPWhitespace.lowercasedASCII
-        return encoding == "gzip" || encoding == "x-gzip" || encoding == "deflate" || encoding == "br"
+    /// How URLSession hands over a body with a `Content-Encoding`.
+    enum PlatformDecoding {
+        /// Decoded: gzip, deflate and Brotli, which Apple's URLSession and Linux's libcurl both
+        /// decode; its `Content-Length` counts other bytes than those received.
+        case decoded
+        /// Decoded where the platform can (zstd: libcurl built with zstd decodes it, others hand
+        /// the bytes over as sent); the body's first bytes tell which.
+        case decodedWherePlatformCan
+        /// As sent: any other encoding, or none.
+        case asSent
+    }
+
+    static func platformDecoding(_ contentEncoding: String?) -> PlatformDecoding {
+        switch contentEncoding?.trimmingHTTPWhitespace.lowercasedASCII {
+        case "gzip", "x-gzip", "deflate", "br": .decoded
+        case "zstd": .decodedWherePlatformCan
+        default: .asSent
+        }
+    }
+
+    /// The first four bytes of every zstd frame (RFC 8878 §3.1.1: 0xFD2FB528, little-endian).
+    static let zstdMagic: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+
+    /// The first bytes of a stream, read before its head is handed on.
+    struct ReadAhead: Sendable {
+        /// The parts read, joined; `nil` when none came.
+        var parts: Data?
+        /// Whether the stream ended while reading ahead.
+        var ended: Bool
+
+        /// Reads parts from `next` until at least `count` bytes are in hand or the stream ends.
+        static func read(atLeast count: Int, from next: () async throws -> Data?) async throws -> ReadAhead {
+            var ahead = ReadAhead(parts: nil, ended: false)
+            while (ahead.parts?.count ?? 0) < count {
+                guard let part = try await next() else {
+                    ahead.ended = true
+                    break
+                }
+                ahead.parts = (ahead.parts ?? Data()) + part
+            }
+            return ahead
+        }
     }
 
     static func faradayError(_ error: any Error, request: Request) -> FaradayError {

@@ -182,14 +182,43 @@ public final class URLSessionAdapter: Adapter {
         }
 
         var completion = env
-        completion.response = ResponseData(status: Self.status(head.response), headers: Self.fields(head.response))
         guard streams else {
-            completion.response?.body = head.body ?? Data()
+            completion.response = ResponseData(
+                status: Self.status(head.response),
+                headers: Self.fields(head.response, bodyStart: head.body),
+                body: head.body ?? Data()
+            )
             return .buffered(completion)
         }
+        // A stream in an encoding the platform may or may not have decoded: its first bytes tell
+        // which, so the head waits for them.
+        var ahead = ReadAhead(parts: nil, ended: false)
+        if Self.platformDecoding(head.response.value(forHTTPHeaderField: "Content-Encoding"))
+            == .decodedWherePlatformCan
+        {
+            do {
+                ahead = try await env.cancellation.withCancellationHandler {
+                    try await ReadAhead.read(atLeast: Self.zstdMagic.count) { try await bridge.nextPart() }
+                } onCancel: {
+                    bridge.cancel()
+                }
+            } catch {
+                throw Self.faradayError(error, request: request)
+            }
+        }
+        completion.response = ResponseData(
+            status: Self.status(head.response),
+            headers: Self.fields(head.response, bodyStart: ahead.parts)
+        )
+        let held = Locked(ahead)
         return .streamed(
             head: completion,
-            nextFrame: { try await bridge.nextPart() },
+            nextFrame: {
+                // What was read ahead first; after an end read ahead, the bridge is not asked again.
+                let (part, ended) = held.withLock { ($0.parts.take(), $0.ended) }
+                if let part { return part }
+                return ended ? nil : try await bridge.nextPart()
+            },
             cancelTransfer: { bridge.cancel() },
             mapError: { Self.faradayError($0, request: request) }
         )

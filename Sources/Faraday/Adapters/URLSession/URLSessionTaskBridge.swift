@@ -134,8 +134,10 @@ final class URLSessionTaskBridge: Sendable {
     }
 
     func didReceive(response: HTTPURLResponse) {
-        // A body URLSession decodes is counted as decoded: its Content-Length is no total for it.
-        let isDecoded = URLSessionAdapter.isDecodedByURLSession(response.value(forHTTPHeaderField: "Content-Encoding"))
+        // A body URLSession decodes (or may decode) is counted as decoded: its Content-Length is
+        // no total for it.
+        let isDecoded =
+            URLSessionAdapter.platformDecoding(response.value(forHTTPHeaderField: "Content-Encoding")) != .asSent
         let expected = TransferProgressReporter.expectedBodyLength(
             method: method,
             status: response.statusCode,
