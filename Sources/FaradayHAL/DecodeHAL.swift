@@ -79,7 +79,7 @@ public struct EncodeHAL: Middleware {
             } catch {
                 throw error.attaching(request)
             }
-            if request.headers[.contentType] == nil { request.headers[.contentType] = HAL.mediaType }
+            if !request.headers.contains(.contentType) { request.headers[.contentType] = HAL.mediaType }
         }
 
         /// Below `EncodeJSON` it would never see a representation: that encoder takes every

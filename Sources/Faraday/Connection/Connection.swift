@@ -103,7 +103,7 @@ public final class Connection: Sendable {
         configure: (inout RackBuilder) throws -> Void
     ) rethrows {
         var headers = headers
-        if headers[.userAgent] == nil { headers[.userAgent] = Self.defaultUserAgent }
+        if !headers.contains(.userAgent) { headers[.userAgent] = Self.defaultUserAgent }
         var builder = RackBuilder()
         try configure(&builder)
         self.defaults = Locked(Defaults(url: url, headers: headers, params: params, options: options))

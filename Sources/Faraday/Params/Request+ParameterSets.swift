@@ -59,7 +59,7 @@ extension Request {
     private mutating func encodeBody(_ set: ParameterSet) throws(FaradayError) {
         if set.encoding.key == "propertyList" {
             body = .bytes(try PropertyListBody(value: set.object).encoded(format: .xml))
-            if headers[.contentType] == nil { headers[.contentType] = EncodePropertyList.mediaType }
+            if !headers.contains(.contentType) { headers[.contentType] = EncodePropertyList.mediaType }
         } else {
             do {
                 body = .bytes(try Self.sortedJSON(set.object))
@@ -70,7 +70,7 @@ extension Request {
                     underlying: error
                 )
             }
-            if headers[.contentType] == nil { headers[.contentType] = "application/json" }
+            if !headers.contains(.contentType) { headers[.contentType] = "application/json" }
         }
     }
 

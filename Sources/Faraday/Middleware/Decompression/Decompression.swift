@@ -56,7 +56,7 @@ public struct Decompression: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        if env.request.headers[.acceptEncoding] == nil { env.request.headers[.acceptEncoding] = "gzip, deflate" }
+        if !env.request.headers.contains(.acceptEncoding) { env.request.headers[.acceptEncoding] = "gzip, deflate" }
     }
 
     public func call(_ env: Env) async throws -> Completions {

@@ -42,7 +42,7 @@ public struct URLEncoded: Middleware {
     static func encode(_ request: inout Request, encoder: any ParamsEncoder) {
         guard let params = request.body.value as? Params else { return }
         request.body = .bytes(Data(encoder.encode(params).utf8))
-        if request.headers[.contentType] == nil { request.headers[.contentType] = mediaType }
+        if !request.headers.contains(.contentType) { request.headers[.contentType] = mediaType }
     }
 }
 

@@ -62,7 +62,7 @@ public struct EncodeJSON: Middleware {
             )
         }
         request.body = .bytes(data)
-        if request.headers[.contentType] == nil { request.headers[.contentType] = contentType }
+        if !request.headers.contains(.contentType) { request.headers[.contentType] = contentType }
     }
 }
 

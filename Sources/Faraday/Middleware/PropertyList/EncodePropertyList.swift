@@ -60,7 +60,7 @@ public struct EncodePropertyList: Middleware {
         } catch {
             throw error.attaching(request)
         }
-        if request.headers[.contentType] == nil { request.headers[.contentType] = contentType }
+        if !request.headers.contains(.contentType) { request.headers[.contentType] = contentType }
     }
 }
 
