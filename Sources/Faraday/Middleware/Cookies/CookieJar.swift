@@ -20,31 +20,7 @@ public final class CookieJar: Resettable {
     /// The most cookies kept in all.
     public static let maximumCookies = 3000
 
-    /// A stored cookie and when it was first stored, to break ties between equal creation times.
-    private struct Entry {
-        var cookie: Cookie
-        let order: Int
-    }
-
-    private struct State {
-        /// The cookies of each domain, by identity (name, domain and path): a request looks up
-        /// only its host's domain and the domains above it.
-        var domains: [String: [Cookie.Identity: Entry]] = [:]
-        var count = 0
-        var nextOrder = 0
-        var generation = 0
-        var version = 0
-
-        /// Every entry, oldest first.
-        var all: [Entry] { domains.values.flatMap(\.values).sorted { $0.order < $1.order } }
-
-        mutating func removeAll() {
-            domains = [:]
-            count = 0
-        }
-    }
-
-    private let state = Locked(State())
+    private let state = Locked(Storage())
     private let suffixes: PublicSuffixList
     private let file: URL?
     private let persistsSessionCookies: Bool
@@ -81,7 +57,7 @@ public final class CookieJar: Resettable {
             let now = Date()
             state.withLock { state in
                 for cookie in saved.cookies where !cookie.isExpired(at: now) {
-                    Self.put(cookie, into: &state, now: now)
+                    state.put(cookie, now: now)
                 }
             }
         } catch {
@@ -163,7 +139,7 @@ public final class CookieJar: Resettable {
     /// Stores a cookie as it is, replacing one with the same name, domain and path.
     public func insert(_ cookie: Cookie) {
         change { state in
-            Self.put(cookie, into: &state, now: Date())
+            state.put(cookie, now: Date())
             return true
         }
     }
@@ -199,13 +175,13 @@ public final class CookieJar: Resettable {
             var changed = false
             for outcome in outcomes {
                 switch outcome {
-                case .store(let cookie) where Self.holds(cookie, in: state):
+                case .store(let cookie) where state.holds(cookie):
                     break  // the same cookie again (a server that sets its session on every answer)
-                case .store(let cookie) where isSecureOrigin || !Self.shadowsSecureCookie(cookie, in: state):
-                    Self.put(cookie, into: &state, now: now, fromSecureOrigin: isSecureOrigin)
+                case .store(let cookie) where isSecureOrigin || !state.shadowsSecureCookie(cookie):
+                    state.put(cookie, now: now, fromSecureOrigin: isSecureOrigin)
                     changed = true
-                case .delete(let cookie) where isSecureOrigin || !Self.shadowsSecureCookie(cookie, in: state):
-                    changed = Self.remove(cookie, from: &state) || changed
+                case .delete(let cookie) where isSecureOrigin || !state.shadowsSecureCookie(cookie):
+                    changed = state.remove(cookie) || changed
                 case .store, .delete, .ignore: break
                 }
             }
@@ -213,82 +189,9 @@ public final class CookieJar: Resettable {
         }
     }
 
-    /// Whether the jar holds `cookie` already, as it is: storing it again would change nothing
-    /// (replacing a cookie keeps its creation time), so it is neither stored nor saved again.
-    private static func holds(_ cookie: Cookie, in state: State) -> Bool {
-        guard var held = state.domains[cookie.domain]?[cookie.identity]?.cookie else { return false }
-        held.createdAt = cookie.createdAt
-        return held == cookie
-    }
-
-    /// RFC 6265bis §5.7, "leave secure cookies alone": a cookie from plain HTTP may neither
-    /// replace nor delete a `Secure` cookie of the same name whose domain matches its domain (or
-    /// the other way round) and whose path its path falls under. Otherwise a network attacker
-    /// could fix an HTTPS session by answering one plain request.
-    private static func shadowsSecureCookie(_ cookie: Cookie, in state: State) -> Bool {
-        state.domains.contains { domain, entries in
-            guard CookieRules.domainMatches(domain, cookie.domain) || CookieRules.domainMatches(cookie.domain, domain)
-            else { return false }
-            return entries.values.contains { entry in
-                entry.cookie.isSecure && entry.cookie.name == cookie.name
-                    && CookieRules.pathMatches(cookie.path, entry.cookie.path)
-            }
-        }
-    }
-
-    private static func put(_ cookie: Cookie, into state: inout State, now: Date, fromSecureOrigin: Bool = true) {
-        let identity = cookie.identity
-        var entry = Entry(cookie: cookie, order: state.nextOrder)
-        if let existing = state.domains[cookie.domain]?[identity] {
-            entry = Entry(cookie: cookie, order: existing.order)
-            entry.cookie.createdAt = existing.cookie.createdAt
-        } else {
-            state.nextOrder += 1
-            state.count += 1
-        }
-        // Assigned through `default:`, which changes the domain's dictionary in place.
-        state.domains[cookie.domain, default: [:]][identity] = entry
-        evict(&state, now: now, domain: cookie.domain, keepingSecure: !fromSecureOrigin)
-    }
-
-    /// Removes the cookie with `cookie`'s identity; `false` when there was none.
-    @discardableResult
-    private static func remove(_ cookie: Cookie, from state: inout State) -> Bool {
-        guard state.domains[cookie.domain]?.removeValue(forKey: cookie.identity) != nil else { return false }
-        if state.domains[cookie.domain]?.isEmpty == true { state.domains[cookie.domain] = nil }
-        state.count -= 1
-        return true
-    }
-
-    /// Drops the domain's expired cookies and its oldest beyond the limit; past the jar's limit,
-    /// every expired cookie, then the oldest. `Secure` cookies go last (RFC 6265bis §5.7), and a
-    /// change from plain HTTP never removes one (`keepingSecure`): flooding the jar with
-    /// cookies from plain HTTP cannot push a `Secure` cookie out to replace it.
-    private static func evict(_ state: inout State, now: Date, domain: String, keepingSecure: Bool) {
-        let expired = state.domains[domain]?.values.filter { $0.cookie.isExpired(at: now) } ?? []
-        for entry in expired { remove(entry.cookie, from: &state) }
-        if let live = state.domains[domain], live.count > maximumCookiesPerDomain {
-            let oldest = evictionOrder(Array(live.values), keepingSecure: keepingSecure)
-                .prefix(live.count - maximumCookiesPerDomain)
-            for entry in oldest { remove(entry.cookie, from: &state) }
-        }
-        guard state.count > maximumCookies else { return }
-        for entry in state.all where entry.cookie.isExpired(at: now) { remove(entry.cookie, from: &state) }
-        let candidates = evictionOrder(state.all, keepingSecure: keepingSecure)
-        for entry in candidates.prefix(max(0, state.count - maximumCookies)) { remove(entry.cookie, from: &state) }
-    }
-
-    /// The entries in the order they go: not `Secure` first, then oldest first; without the
-    /// `Secure` ones when they are kept.
-    private static func evictionOrder(_ entries: [Entry], keepingSecure: Bool) -> [Entry] {
-        entries.filter { !(keepingSecure && $0.cookie.isSecure) }.sorted {
-            $0.cookie.isSecure != $1.cookie.isSecure ? !$0.cookie.isSecure : $0.order < $1.order
-        }
-    }
-
     /// Applies a change, then saves a file-backed jar if `body` says it changed anything, or if
     /// the last save failed (the next answer tries again).
-    private func change(_ body: (inout State) -> Bool) {
+    private func change(_ body: (inout Storage) -> Bool) {
         guard let file else {
             state.withLock { _ = body(&$0) }
             return
