@@ -87,6 +87,19 @@ extension URLSessionAdapter {
             }
             return ahead
         }
+
+        /// The parts read ahead, then those of `next`, which is not asked again after an end
+        /// read ahead.
+        func followed(
+            by next: @escaping @Sendable () async throws -> Data?
+        ) -> @Sendable () async throws -> Data? {
+            let held = Locked(self)
+            return {
+                let (part, ended) = held.withLock { ($0.parts.take(), $0.ended) }
+                if let part { return part }
+                return ended ? nil : try await next()
+            }
+        }
     }
 
     static func faradayError(_ error: any Error, request: Request) -> FaradayError {

@@ -191,34 +191,31 @@ public final class URLSessionAdapter: Adapter {
             return .buffered(completion)
         }
         // A stream in an encoding the platform may or may not have decoded: its first bytes tell
-        // which, so the head waits for them.
-        var ahead = ReadAhead(parts: nil, ended: false)
+        // which, so the head waits for them. Any other stream goes straight to the bridge.
+        var nextFrame: @Sendable () async throws -> Data? = { try await bridge.nextPart() }
+        var bodyStart: Data?
         if Self.platformDecoding(head.response.value(forHTTPHeaderField: "Content-Encoding"))
             == .decodedWherePlatformCan
         {
             do {
-                ahead = try await env.cancellation.withCancellationHandler {
-                    try await ReadAhead.read(atLeast: Self.zstdMagic.count) { try await bridge.nextPart() }
+                let ahead = try await env.cancellation.withCancellationHandler {
+                    try await ReadAhead.read(atLeast: Self.zstdMagic.count, from: nextFrame)
                 } onCancel: {
                     bridge.cancel()
                 }
+                bodyStart = ahead.parts
+                nextFrame = ahead.followed(by: nextFrame)
             } catch {
                 throw Self.faradayError(error, request: request)
             }
         }
         completion.response = ResponseData(
             status: Self.status(head.response),
-            headers: Self.fields(head.response, bodyStart: ahead.parts)
+            headers: Self.fields(head.response, bodyStart: bodyStart)
         )
-        let held = Locked(ahead)
         return .streamed(
             head: completion,
-            nextFrame: {
-                // What was read ahead first; after an end read ahead, the bridge is not asked again.
-                let (part, ended) = held.withLock { ($0.parts.take(), $0.ended) }
-                if let part { return part }
-                return ended ? nil : try await bridge.nextPart()
-            },
+            nextFrame: nextFrame,
             cancelTransfer: { bridge.cancel() },
             mapError: { Self.faradayError($0, request: request) }
         )
