@@ -36,7 +36,7 @@ extension Connection {
             configure: configure
         )
         if let failure { return Response(request: request, failure: failure) }
-        return run(request)
+        return run(consume request)
     }
 
     /// The request the verbs send, and the error that stopped building it, if one did.
@@ -78,15 +78,17 @@ extension Connection {
     /// applied again; its credential headers and parameters are taken out of a request that goes
     /// to another origin (``RequestOptions/credentialOrigins``).
     @discardableResult
-    public func run(_ request: Request) -> Response {
+    public func run(_ request: consuming Request) -> Response {
         run(request) { app, env in try await app.call(env) }
     }
 
     /// ``run(_:)`` with `start` in place of a plain call of the stack: it calls the stack (once or
     /// several times) and returns the completions the handle hands out.
-    func run(_ request: Request, start: @escaping @Sendable (any App, Env) async throws -> Completions) -> Response {
+    func run(
+        _ request: consuming Request,
+        start: @escaping @Sendable (any App, Env) async throws -> Completions
+    ) -> Response {
         if let failure = request.pathFailure { return Response(request: request, failure: failure) }
-        var request = request
         // One lock a request.
         let (origin, defaultHeaders, defaultParams) = defaults.withLock { ($0.origin, $0.headers, $0.params) }
         // A request built by hand is bound to the connection's origin too.
@@ -99,11 +101,8 @@ extension Connection {
         } catch {
             return Response(request: request, failure: error.attaching(request))
         }
-        let cancellation = CancellationToken()
-        var env = Env(request: request, cancellation: cancellation)
+        var env = Env(request: consume request)
         env.bodyEncoders = stack.encoders
-        return Response(request: request, cancellation: cancellation, background: background) {
-            [env] in try await start(stack.app, env)
-        }
+        return Response(startEnv: env, background: background) { [env] in try await start(stack.app, env) }
     }
 }

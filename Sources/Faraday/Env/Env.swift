@@ -11,32 +11,110 @@ import Logging
 /// A streamed response produces one `Env` per frame (``phase`` is ``Phase/frame(_:)``) and then
 /// a final one (``Phase/final``); a buffered response produces just the final one.
 public struct Env: Sendable {
+    /// The fields, behind one reference: an env is copied at every layer and every completion,
+    /// and a copy is then one retain instead of one per reference among its fields. A change to
+    /// an env that shares its storage copies the fields first (copy on write).
+    private var storage: Storage
+
+    private final class Storage: @unchecked Sendable {
+        // `@unchecked Sendable`: the fields change only while one env alone holds the storage.
+        // `@exclusivity(unchecked)`: every access goes through `Env`'s accessors, which never
+        // overlap, so the runtime's per-access bookkeeping (which made each `_modify` frame too
+        // large to live on the stack) is not needed.
+        @exclusivity(unchecked) var fields: Fields
+
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private struct Fields {
+        var request: Request
+        var response: ResponseData?
+        var error: FaradayError?
+        var phase: Phase
+        var cancellation: CancellationToken
+        var extensions = Extensions()
+        var bodyEncoders: [any BodyEncodingHandler] = []
+    }
+
+    /// Copies the fields before a change if another env shares them.
+    @inline(__always)
+    private mutating func unshare() {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+    }
+
     /// The request as it goes down the stack. Middleware may change it.
-    public var request: Request
+    public var request: Request {
+        _read { yield storage.fields.request }
+        set {
+            unshare()
+            storage.fields.request = newValue
+        }
+        _modify {
+            unshare()
+            yield &storage.fields.request
+        }
+    }
     /// The response of this completion: status, headers and this completion's body.
-    public var response: ResponseData?
+    public var response: ResponseData? {
+        get { storage.fields.response }
+        set {
+            unshare()
+            storage.fields.response = newValue
+        }
+        _modify {
+            unshare()
+            yield &storage.fields.response
+        }
+    }
     /// The error that ended the call, on the final completion of a failed call.
     public var error: FaradayError? {
-        get { errorBox?.value }
-        set { errorBox = newValue.map(Boxed.init) }
+        _read { yield storage.fields.error }
+        set {
+            unshare()
+            storage.fields.error = newValue
+        }
     }
-    /// ``error`` behind one reference: absent on nearly every env, it would otherwise make each
-    /// copy 136 bytes larger.
-    private var errorBox: Boxed<FaradayError>?
     /// Which completion this is.
-    public var phase: Phase
+    public var phase: Phase {
+        get { storage.fields.phase }
+        set {
+            unshare()
+            storage.fields.phase = newValue
+        }
+    }
     /// The cancellation shared by every env of this call (or of this attempt; see ``forAttempt()``).
-    public private(set) var cancellation: CancellationToken
-    private var extensions = Extensions()
+    public private(set) var cancellation: CancellationToken {
+        get { storage.fields.cancellation }
+        set {
+            unshare()
+            storage.fields.cancellation = newValue
+        }
+    }
+    private var extensions: Extensions {
+        _read { yield storage.fields.extensions }
+        set {
+            unshare()
+            storage.fields.extensions = newValue
+        }
+        _modify {
+            unshare()
+            yield &storage.fields.extensions
+        }
+    }
     /// The body encoders of the stack, outermost first (``Env/encodeRequestBody()``).
-    var bodyEncoders: [any BodyEncodingHandler] = []
+    var bodyEncoders: [any BodyEncodingHandler] {
+        get { storage.fields.bodyEncoders }
+        set {
+            unshare()
+            storage.fields.bodyEncoders = newValue
+        }
+    }
 
     /// Creates an env for a request.
     public init(request: Request, cancellation: CancellationToken = CancellationToken()) {
-        self.request = request
-        self.response = nil
-        self.phase = .request
-        self.cancellation = cancellation
+        storage = Storage(
+            Fields(request: request, response: nil, error: nil, phase: .request, cancellation: cancellation)
+        )
     }
 
     /// A typed value stashed by a middleware, keyed by a type of your own.

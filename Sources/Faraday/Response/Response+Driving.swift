@@ -290,7 +290,7 @@ extension Response {
     }
 
     func failureEnv(_ error: FaradayError) -> Env {
-        var env = state.withLock { $0.head } ?? Env(request: request, cancellation: cancellation)
+        var env = state.withLock { $0.head } ?? startEnv
         env.response?.body = Data()
         env.error = error.attaching(env.request)
         env.phase = .final

@@ -30,30 +30,29 @@ public final class Response: Sendable {
     typealias Start = @Sendable () async throws -> Completions
 
     let state: Locked<CallState>
-    let cancellation: CancellationToken
-    /// The request, for the env of a call that failed before its response.
-    let request: Request
+    /// The env the call starts from: its request and its cancellation, and the env of a call
+    /// that fails before its response.
+    let startEnv: Env
     /// Where an unconsumed handle's call goes to run: its connection's.
     private let background: BackgroundCalls?
 
-    init(
-        request: Request,
-        cancellation: CancellationToken,
-        background: BackgroundCalls?,
-        start: @escaping Start
-    ) {
-        self.request = request
-        self.cancellation = cancellation
+    /// The call's cancellation.
+    var cancellation: CancellationToken { startEnv.cancellation }
+    /// The request, for the errors of a call that failed before its response.
+    var request: Request { startEnv.request }
+
+    init(startEnv: Env, background: BackgroundCalls?, start: @escaping Start) {
+        self.startEnv = startEnv
         self.background = background
         self.state = Locked(CallState(phase: .idle(CallState.Starter(start: start))))
     }
 
     /// A handle for a call that failed before it could start (a bad URL or method).
     init(request: Request, failure: FaradayError) {
-        self.request = request
-        self.cancellation = CancellationToken()
+        let cancellation = CancellationToken()
+        self.startEnv = Env(request: request, cancellation: cancellation)
         self.background = nil
-        var env = Env(request: request, cancellation: cancellation)
+        var env = startEnv
         env.error = failure.attaching(request)
         env.phase = .final
         self.state = Locked(CallState(phase: .finished(env)))

@@ -73,18 +73,20 @@ public struct Completions: @unchecked Sendable {
         }
     }
 
-    private init(head: Env, body: Body) {
-        var head = head
-        head.phase = .request
-        head.response?.body = Data()
+    private init(head: consuming Env, body: Body) {
+        // Changed only where it differs: a change to an env whose fields another env shares
+        // copies them first.
+        if head.phase != .request { head.phase = .request }
+        if head.response?.body.isEmpty == false { head.response?.body = Data() }
         storage = Storage.make(State(head: head, body: body))
     }
 
     // MARK: Making
 
     /// A buffered response: `env` holds the status, headers and the whole body.
-    public static func buffered(_ env: Env) -> Completions {
-        Completions(head: env, body: .whole(env.response?.body ?? Data()))
+    public static func buffered(_ env: consuming Env) -> Completions {
+        let body = env.response?.body ?? Data()
+        return Completions(head: env, body: .whole(body))
     }
 
     /// A streamed response: `head` holds status and headers; each element of `frames` is a chunk of
@@ -94,13 +96,17 @@ public struct Completions: @unchecked Sendable {
     ///
     /// The producer of `frames` stops when the call's ``Env/cancellation`` is cancelled, or when
     /// its iterator is dropped.
-    public static func streamed(head: Env, frames: ByteStream) -> Completions {
+    public static func streamed(head: consuming Env, frames: ByteStream) -> Completions {
         Completions(head: head, body: .stream(frames, stop: nil))
     }
 
     /// A streamed response whose transfer `stop` ends (closing the connection or cancelling the
     /// task) when the response is dropped or discarded before its end.
-    static func streamed(head: Env, frames: ByteStream, stop: @escaping @Sendable () -> Void) -> Completions {
+    static func streamed(
+        head: consuming Env,
+        frames: ByteStream,
+        stop: @escaping @Sendable () -> Void
+    ) -> Completions {
         Completions(head: head, body: .stream(frames, stop: stop))
     }
 

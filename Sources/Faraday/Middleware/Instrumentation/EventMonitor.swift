@@ -50,7 +50,10 @@ public struct CallInfo: Sendable {
     /// and the `faraday.call.id` of ``HTTPLogger``'s lines.
     public let id: Int
     /// The request as it entered the layer that added the monitor (``Instrumentation``).
-    public let request: Request
+    public var request: Request { entered.request }
+    /// The env as it entered that layer: one reference, where the request would be a copy of
+    /// its every field for each event, heard or not.
+    let entered: Env
     /// The time since the call entered that layer.
     public let elapsed: Duration
 }

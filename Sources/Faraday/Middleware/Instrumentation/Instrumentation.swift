@@ -68,21 +68,22 @@ struct CallEvents: @unchecked Sendable {
 
     private struct State {
         let id: Int
-        let request: Request
+        /// The env as it entered the layer.
+        let entered: Env
         let started: ContinuousClock.Instant
         let monitors: [any EventMonitor]
         let parent: CallEvents?
         var streamed = 0
     }
 
-    init(id: Int, request: Request, monitors: [any EventMonitor], parent: CallEvents?) {
-        storage = LockedBuffer.make(State(id: id, request: request, started: .now, monitors: monitors, parent: parent))
+    init(id: Int, entered: Env, monitors: [any EventMonitor], parent: CallEvents?) {
+        storage = LockedBuffer.make(State(id: id, entered: entered, started: .now, monitors: monitors, parent: parent))
     }
 
     /// Tells this node's monitors.
     func emitHere(_ event: (any EventMonitor, CallInfo) -> Void) {
         let (monitors, info) = storage.withLock {
-            ($0.monitors, CallInfo(id: $0.id, request: $0.request, elapsed: .now - $0.started))
+            ($0.monitors, CallInfo(id: $0.id, entered: $0.entered, elapsed: .now - $0.started))
         }
         for monitor in monitors { event(monitor, info) }
     }
@@ -126,7 +127,7 @@ extension Env {
     /// ``monitorEvents(with:)`` for a list; returns the node that holds them.
     @discardableResult
     mutating func addMonitors(_ monitors: [any EventMonitor]) -> CallEvents {
-        let events = CallEvents(id: callID, request: request, monitors: monitors, parent: events)
+        let events = CallEvents(id: callID, entered: self, monitors: monitors, parent: events)
         self[CallEventsKey.self] = events
         return events
     }
