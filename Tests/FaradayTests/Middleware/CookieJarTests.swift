@@ -181,6 +181,28 @@ import Testing
         #expect(jar.cookies(for: origin, now: now.addingTimeInterval(20)).first?.createdAt == now)
     }
 
+    /// The jar remembers the last `Set-Cookie` it read (a server sets the same session cookie on
+    /// every answer), but only for the same header from the same origin: a cookie made again is
+    /// made at its own time, and another host, path or scheme reads the header for itself.
+    @Test func aSetCookieReadAgainIsReadForItsOwnOriginAndTime() throws {
+        let page = try url("https://example.com/docs/page")
+        let jar = try jar(["a=1; Secure"], from: "https://example.com/docs/page")
+        jar.removeAll()
+        jar.store(setCookieHeaders: ["a=1; Secure"], from: page, now: now.addingTimeInterval(10))
+        #expect(jar.allCookies.map(\.createdAt) == [now.addingTimeInterval(10)])
+
+        jar.removeAll()
+        // A plain-HTTP origin may not set a `Secure` cookie (RFC 6265bis §5.6).
+        jar.store(setCookieHeaders: ["a=1; Secure"], from: try url("http://example.com/docs/page"), now: now)
+        #expect(jar.allCookies.isEmpty)
+
+        jar.store(setCookieHeaders: ["a=1; Secure"], from: page, now: now)
+        jar.store(setCookieHeaders: ["a=1; Secure"], from: try url("https://example.com/api/x"), now: now)
+        jar.store(setCookieHeaders: ["a=1; Secure"], from: try url("https://other.example/"), now: now)
+        let places = jar.allCookies.map { "\($0.domain)\($0.path)" }.sorted()
+        #expect(places == ["example.com/api", "example.com/docs", "other.example/"])
+    }
+
     @Test func invalidMaxAgeAndExpiresAreIgnored() throws {
         let cookie = try #require(
             try jar(["a=1; Max-Age=12abc; Expires=not a date"], from: "https://example.com/").allCookies.first

@@ -108,7 +108,7 @@ public struct Cookie: Sendable, Hashable, Codable {
 /// Matching rules of RFC 6265 §5.1.
 enum CookieRules {
     /// What cookie matching needs of a request URL, worked out once per request.
-    struct Target {
+    struct Target: Equatable {
         /// The host, lowercased.
         let host: String
         /// Whether the scheme is `https` or `wss`.

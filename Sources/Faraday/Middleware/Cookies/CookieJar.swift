@@ -26,6 +26,8 @@ public final class CookieJar: Resettable {
     private let persistsSessionCookies: Bool
     private let written = Locked(0)
     private let saveFailure = Locked<FaradayError?>(nil)
+    /// The last `Set-Cookie` read that asked to store a cookie with no expiry, and its outcome.
+    private let lastRead = Locked<LastRead?>(nil)
 
     /// An in-memory jar.
     public init(publicSuffixes: PublicSuffixList = .default) {
@@ -167,7 +169,7 @@ public final class CookieJar: Resettable {
     /// Stores headers unless the jar was reset since `generation`.
     func store<Headers: Sequence>(_ headers: Headers, from origin: CookieRules.Target, now: Date, generation: Int?)
     where Headers.Element == String {
-        let outcomes = headers.map { SetCookie.parse($0, from: origin, now: now, suffixes: suffixes) }
+        let outcomes = headers.map { read($0, from: origin, now: now) }
         guard outcomes.contains(where: { if case .ignore = $0 { false } else { true } }) else { return }
         let isSecureOrigin = origin.isSecure
         change { state in
@@ -244,5 +246,33 @@ private struct SavedJar: Codable {
         }
         version = try container.decode(Int.self, forKey: .version)
         cookies = try container.decode([Cookie].self, forKey: .cookies)
+    }
+}
+
+extension CookieJar {
+    /// A `Set-Cookie` header, where it came from and the cookie it asked to store.
+    struct LastRead {
+        let header: String
+        let origin: CookieRules.Target
+        let cookie: Cookie
+    }
+
+    /// ``SetCookie/parse(_:from:now:suffixes:)``, remembered for a server that sets the same
+    /// session cookie with every answer: the same header from the same origin asks the same
+    /// again, made now, as long as the cookie has no expiry (the only part of a reading that
+    /// depends on the time besides its making).
+    private func read(_ header: String, from origin: CookieRules.Target, now: Date) -> SetCookie.Outcome {
+        let remembered = lastRead.withLock { last in
+            last.flatMap { $0.header == header && $0.origin == origin ? $0.cookie : nil }
+        }
+        if var cookie = remembered {
+            cookie.createdAt = now
+            return .store(cookie)
+        }
+        let outcome = SetCookie.parse(header, from: origin, now: now, suffixes: suffixes)
+        if case .store(let cookie) = outcome, cookie.expiresAt == nil {
+            lastRead.withLock { $0 = LastRead(header: header, origin: origin, cookie: cookie) }
+        }
+        return outcome
     }
 }
