@@ -94,7 +94,7 @@ public struct EncodeHAL: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        try handler.encodeBody(of: &env.request)
+        try handler.encodeBody(of: &env)
     }
 }
 

@@ -18,15 +18,16 @@ public struct Env: Sendable {
 
     private final class Storage: @unchecked Sendable {
         // `@unchecked Sendable`: the fields change only while one env alone holds the storage.
-        // `@exclusivity(unchecked)`: every access goes through `Env`'s accessors, which never
-        // overlap, so the runtime's per-access bookkeeping (which made each `_modify` frame too
-        // large to live on the stack) is not needed.
+        // `@exclusivity(unchecked)`: every access goes through `Env`'s accessors, and a write
+        // happens only to storage one env alone holds, so no write overlaps another access; the
+        // runtime's per-access bookkeeping (which made each `_modify` frame too large to live on
+        // the stack) is not needed.
         @exclusivity(unchecked) var fields: Fields
 
         init(_ fields: Fields) { self.fields = fields }
     }
 
-    private struct Fields {
+    private struct Fields: Sendable {
         var request: Request
         var response: ResponseData?
         var error: FaradayError?

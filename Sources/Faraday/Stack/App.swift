@@ -51,6 +51,16 @@ public protocol BodyEncodingHandler: Handler {
     func encodeBody(of request: inout Request) throws(FaradayError)
 }
 
+extension BodyEncodingHandler {
+    /// Encodes an env's request body, for a middleware's `onRequest`: the env is changed only
+    /// when its body is a value, since a change to an env, even to nothing, first copies the
+    /// fields it shares with its copies.
+    public func encodeBody(of env: inout Env) throws(FaradayError) {
+        guard env.request.body.value != nil else { return }
+        try encodeBody(of: &env.request)
+    }
+}
+
 /// A handler that installs an adapter at the bottom of the stack instead of adding a middleware:
 /// the original Swift Faraday's `connection.use(handler: URLSessionAdapter.Handler())`.
 /// `builder.adapter = URLSessionAdapter()` says the same.

@@ -203,6 +203,34 @@ import Testing
         #expect(places == ["example.com/api", "example.com/docs", "other.example/"])
     }
 
+    /// What the jar remembers is matched byte for byte, as the parse reads a header: a value
+    /// spelled with other bytes for the same characters (a decomposed `é`) is read for itself.
+    @Test func aRememberedSetCookieMatchesOnlyTheSameBytes() throws {
+        let origin = try url("https://example.com/")
+        let jar = try jar(["a=caf\u{E9}"], from: "https://example.com/")
+        jar.store(setCookieHeaders: ["a=other"], from: origin, now: now)
+        jar.store(setCookieHeaders: ["a=cafe\u{301}"], from: origin, now: now)
+        let value = try #require(jar.allCookies.first?.value)
+        #expect(Array(value.utf8) == Array("cafe\u{301}".utf8))
+    }
+
+    /// A server that sets several cookies on every answer (a session and a CSRF token) has each
+    /// read as it says, whichever the jar remembers.
+    @Test func severalCookiesSetOnEveryAnswerStayAsSent() throws {
+        let origin = try url("https://example.com/")
+        let jar = try jar(["session=1", "csrf=x"], from: "https://example.com/")
+        for round in 1...3 {
+            jar.store(
+                setCookieHeaders: ["session=1", "csrf=x"],
+                from: origin,
+                now: now.addingTimeInterval(Double(round))
+            )
+        }
+        jar.store(setCookieHeaders: ["csrf=y"], from: origin, now: now.addingTimeInterval(10))
+        #expect(try header(jar, "https://example.com/") == "session=1; csrf=y")
+        #expect(jar.allCookies.allSatisfy { $0.createdAt == now })
+    }
+
     @Test func invalidMaxAgeAndExpiresAreIgnored() throws {
         let cookie = try #require(
             try jar(["a=1; Max-Age=12abc; Expires=not a date"], from: "https://example.com/").allCookies.first

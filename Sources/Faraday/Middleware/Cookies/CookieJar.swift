@@ -26,8 +26,8 @@ public final class CookieJar: Resettable {
     private let persistsSessionCookies: Bool
     private let written = Locked(0)
     private let saveFailure = Locked<FaradayError?>(nil)
-    /// The last `Set-Cookie` read that asked to store a cookie with no expiry, and its outcome.
-    private let lastRead = Locked<LastRead?>(nil)
+    /// The last `Set-Cookie` headers read that stored a cookie with no expiry, newest first.
+    private let lastReads = Locked<[LastRead]>([])
 
     /// An in-memory jar.
     public init(publicSuffixes: PublicSuffixList = .default) {
@@ -152,6 +152,7 @@ public final class CookieJar: Resettable {
             state.removeAll()
             return true
         }
+        lastReads.withLock { $0 = [] }
     }
 
     /// Empties the jar; responses to calls made before do not refill it.
@@ -161,6 +162,7 @@ public final class CookieJar: Resettable {
             state.generation += 1
             return true
         }
+        lastReads.withLock { $0 = [] }
     }
 
     /// Increases with each ``reset()``; ``Cookies`` notes it when a request leaves.
@@ -250,20 +252,24 @@ private struct SavedJar: Codable {
 }
 
 extension CookieJar {
-    /// A `Set-Cookie` header, where it came from and the cookie it asked to store.
+    /// A `Set-Cookie` header, where it came from and the cookie it stored.
     struct LastRead {
         let header: String
         let origin: CookieRules.Target
         let cookie: Cookie
     }
 
+    /// How many headers ``read(_:from:now:)`` remembers: a session cookie and a few companions
+    /// (a CSRF token, a load balancer's affinity cookie) sent again with every answer.
+    static let rememberedReads = 8
+
     /// ``SetCookie/parse(_:from:now:suffixes:)``, remembered for a server that sets the same
-    /// session cookie with every answer: the same header from the same origin asks the same
-    /// again, made now, as long as the cookie has no expiry (the only part of a reading that
-    /// depends on the time besides its making).
+    /// cookies with every answer: the same header from the same origin (compared byte for byte,
+    /// as the parse reads it) stores the same cookie again, made now, as long as the cookie has
+    /// no expiry (the only part of a reading that depends on the time besides its making).
     private func read(_ header: String, from origin: CookieRules.Target, now: Date) -> SetCookie.Outcome {
-        let remembered = lastRead.withLock { last in
-            last.flatMap { $0.header == header && $0.origin == origin ? $0.cookie : nil }
+        let remembered = lastReads.withLock { reads in
+            reads.first { $0.origin == origin && $0.header.utf8.elementsEqual(header.utf8) }?.cookie
         }
         if var cookie = remembered {
             cookie.createdAt = now
@@ -271,7 +277,10 @@ extension CookieJar {
         }
         let outcome = SetCookie.parse(header, from: origin, now: now, suffixes: suffixes)
         if case .store(let cookie) = outcome, cookie.expiresAt == nil {
-            lastRead.withLock { $0 = LastRead(header: header, origin: origin, cookie: cookie) }
+            lastReads.withLock { reads in
+                reads.insert(LastRead(header: header, origin: origin, cookie: cookie), at: 0)
+                if reads.count > Self.rememberedReads { reads.removeLast() }
+            }
         }
         return outcome
     }

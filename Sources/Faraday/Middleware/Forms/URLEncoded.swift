@@ -35,7 +35,7 @@ public struct URLEncoded: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        handler.encodeBody(of: &env.request)
+        try handler.encodeBody(of: &env)
     }
 
     /// Encodes a ``Params`` body in place; other bodies are left alone.

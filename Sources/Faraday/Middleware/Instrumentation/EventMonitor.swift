@@ -57,3 +57,10 @@ public struct CallInfo: Sendable {
     /// The time since the call entered that layer.
     public let elapsed: Duration
 }
+
+extension CallInfo: CustomReflectable {
+    /// The call's number, request and elapsed time, as `print` and `dump` show a plain struct's.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["id": id, "request": request, "elapsed": elapsed], displayStyle: .struct)
+    }
+}

@@ -39,9 +39,7 @@ public struct EncodeJSON: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        // Asked first: a change to the env, even to nothing, copies its fields.
-        guard env.request.body.value != nil else { return }
-        try handler.encodeBody(of: &env.request)
+        try handler.encodeBody(of: &env)
     }
 
     /// Encodes a JSON or `Encodable` body in place; other bodies are left alone.

@@ -33,7 +33,7 @@ public struct Multipart: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        try handler.encodeBody(of: &env.request)
+        try handler.encodeBody(of: &env)
     }
 }
 

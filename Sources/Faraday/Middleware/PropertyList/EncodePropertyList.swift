@@ -45,7 +45,7 @@ public struct EncodePropertyList: Middleware {
     }
 
     public func onRequest(_ env: inout Env) async throws {
-        try handler.encodeBody(of: &env.request)
+        try handler.encodeBody(of: &env)
     }
 
     /// Encodes a property-list body in place; other bodies are left alone.
