@@ -39,7 +39,7 @@ public struct Env: Sendable {
 
     /// Copies the fields before a change if another env shares them. Each accessor below calls it
     /// in its own `set` and `_modify`: a `_modify` that went through a shared `_modify` of all the
-    /// fields nests two coroutines, whose frames are then allocated (three allocations a GET).
+    /// fields nests two coroutines, whose frames are then allocated (three allocations more a GET).
     @inline(__always)
     private mutating func unshare() {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }

@@ -181,17 +181,19 @@ import Testing
         #expect(jar.cookies(for: origin, now: now.addingTimeInterval(20)).first?.createdAt == now)
     }
 
-    /// The jar remembers the last `Set-Cookie` it read (a server sets the same session cookie on
-    /// every answer), but only for the same header from the same origin: a cookie made again is
-    /// made at its own time, and another host, path or scheme reads the header for itself.
+    /// The jar remembers the `Set-Cookie` headers it read (a server sets the same session cookie
+    /// on every answer), but only for the same header from the same origin: a cookie made again
+    /// is made at its own time, and another host, path or scheme reads the header for itself.
+    /// (`Max-Age=0` removes a cookie and leaves what the jar remembers; `removeAll` would not.)
     @Test func aSetCookieReadAgainIsReadForItsOwnOriginAndTime() throws {
         let page = try url("https://example.com/docs/page")
         let jar = try jar(["a=1; Secure"], from: "https://example.com/docs/page")
-        jar.removeAll()
+        jar.store(setCookieHeaders: ["a=1; Secure; Max-Age=0"], from: page, now: now.addingTimeInterval(5))
+        #expect(jar.allCookies.isEmpty)
         jar.store(setCookieHeaders: ["a=1; Secure"], from: page, now: now.addingTimeInterval(10))
         #expect(jar.allCookies.map(\.createdAt) == [now.addingTimeInterval(10)])
 
-        jar.removeAll()
+        jar.store(setCookieHeaders: ["a=1; Secure; Max-Age=0"], from: page, now: now.addingTimeInterval(15))
         // A plain-HTTP origin may not set a `Secure` cookie (RFC 6265bis §5.6).
         jar.store(setCookieHeaders: ["a=1; Secure"], from: try url("http://example.com/docs/page"), now: now)
         #expect(jar.allCookies.isEmpty)
@@ -203,8 +205,23 @@ import Testing
         #expect(places == ["example.com/api", "example.com/docs", "other.example/"])
     }
 
+    /// A jar emptied (a logout) forgets the headers it remembered too: no session cookie stays
+    /// in its memory. Headers with an expiry are not remembered, nor one remembered already.
+    @Test func anEmptiedJarForgetsTheRememberedHeaders() throws {
+        let origin = try url("https://example.com/")
+        let jar = try jar(["session=1", "session=1", "theme=dark; Max-Age=60"], from: "https://example.com/")
+        #expect(jar.rememberedHeaders == ["session=1"])
+        jar.reset()
+        #expect(jar.rememberedHeaders.isEmpty)
+        jar.store(setCookieHeaders: ["csrf=x"], from: origin, now: now)
+        jar.removeAll()
+        #expect(jar.rememberedHeaders.isEmpty)
+    }
+
     /// What the jar remembers is matched byte for byte, as the parse reads a header: a value
     /// spelled with other bytes for the same characters (a decomposed `é`) is read for itself.
+    /// (Another value first, since the jar takes a cookie equal by `String ==` for the one it
+    /// holds and leaves that alone.)
     @Test func aRememberedSetCookieMatchesOnlyTheSameBytes() throws {
         let origin = try url("https://example.com/")
         let jar = try jar(["a=caf\u{E9}"], from: "https://example.com/")
