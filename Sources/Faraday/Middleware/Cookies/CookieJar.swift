@@ -26,8 +26,8 @@ public final class CookieJar: Resettable {
     private let persistsSessionCookies: Bool
     private let written = Locked(0)
     private let saveFailure = Locked<FaradayError?>(nil)
-    /// The last `Set-Cookie` headers read that stored a cookie with no expiry.
-    private let memory = Locked(ReadMemory())
+    /// The `Set-Cookie` headers read last, to store a repeated one without parsing it again.
+    let reads = SetCookieMemory()
 
     /// An in-memory jar.
     public init(publicSuffixes: PublicSuffixList = .default) {
@@ -152,7 +152,7 @@ public final class CookieJar: Resettable {
             state.removeAll()
             return true
         }
-        memory.withLock { $0.forget() }
+        reads.forget()
     }
 
     /// Empties the jar; responses to calls made before do not refill it.
@@ -162,7 +162,7 @@ public final class CookieJar: Resettable {
             state.generation += 1
             return true
         }
-        memory.withLock { $0.forget() }
+        reads.forget()
     }
 
     /// Increases with each ``reset()``; ``Cookies`` notes it when a request leaves.
@@ -171,7 +171,7 @@ public final class CookieJar: Resettable {
     /// Stores headers unless the jar was reset since `generation`.
     func store<Headers: Sequence>(_ headers: Headers, from origin: CookieRules.Target, now: Date, generation: Int?)
     where Headers.Element == String {
-        let outcomes = headers.map { read($0, from: origin, now: now) }
+        let outcomes = headers.map { reads.read($0, from: origin, now: now, suffixes: suffixes) }
         guard outcomes.contains(where: { if case .ignore = $0 { false } else { true } }) else { return }
         let isSecureOrigin = origin.isSecure
         change { state in
@@ -248,69 +248,5 @@ private struct SavedJar: Codable {
         }
         version = try container.decode(Int.self, forKey: .version)
         cookies = try container.decode([Cookie].self, forKey: .cookies)
-    }
-}
-
-extension CookieJar {
-    /// A `Set-Cookie` header, where it came from and the cookie it stored.
-    struct LastRead {
-        let header: String
-        let origin: CookieRules.Target
-        let cookie: Cookie
-
-        /// Whether `header` from `origin` is this read again: the same bytes (as the parse reads
-        /// them; `String ==` would take a decomposed `é` for a precomposed one) from the same origin.
-        func matches(_ header: String, from origin: CookieRules.Target) -> Bool {
-            self.origin == origin && self.header.utf8.elementsEqual(header.utf8)
-        }
-    }
-
-    /// The headers ``read(_:from:now:)`` remembers, and how many times they were forgotten.
-    struct ReadMemory {
-        /// How many headers are remembered: a session cookie and a few companions (a CSRF token,
-        /// a load balancer's affinity cookie) sent again with every answer.
-        static let capacity = 8
-
-        private(set) var reads: [LastRead] = []
-        /// Moves on with each ``forget()``: a read that began before does not put its cookie back.
-        private(set) var epoch = 0
-
-        mutating func forget() {
-            reads = []
-            epoch += 1
-        }
-
-        /// Remembers `read`, unless it was forgotten since `epoch` or is remembered already; the
-        /// oldest goes when full.
-        mutating func remember(_ read: LastRead, since epoch: Int) {
-            guard epoch == self.epoch, !reads.contains(where: { $0.matches(read.header, from: read.origin) }) else {
-                return
-            }
-            reads.insert(read, at: 0)
-            if reads.count > Self.capacity { reads.removeLast() }
-        }
-    }
-
-    /// The headers remembered, newest first (for tests: a jar emptied must not keep a session's
-    /// cookie in memory).
-    var rememberedHeaders: [String] { memory.withLock { $0.reads.map(\.header) } }
-
-    /// ``SetCookie/parse(_:from:now:suffixes:)``, remembered for a server that sets the same
-    /// cookies with every answer: the same header from the same origin stores the same cookie
-    /// again, made now, as long as the cookie has no expiry (the only part of a reading that
-    /// depends on the time besides its making).
-    private func read(_ header: String, from origin: CookieRules.Target, now: Date) -> SetCookie.Outcome {
-        let (remembered, epoch) = memory.withLock { memory in
-            (memory.reads.first { $0.matches(header, from: origin) }?.cookie, memory.epoch)
-        }
-        if var cookie = remembered {
-            cookie.createdAt = now
-            return .store(cookie)
-        }
-        let outcome = SetCookie.parse(header, from: origin, now: now, suffixes: suffixes)
-        if case .store(let cookie) = outcome, cookie.expiresAt == nil {
-            memory.withLock { $0.remember(LastRead(header: header, origin: origin, cookie: cookie), since: epoch) }
-        }
-        return outcome
     }
 }
