@@ -59,6 +59,55 @@ import Testing
         #expect(stubs.calls.first?.url.absoluteString == testCase.expected)
     }
 
+    /// A connection remembers the paths it resolved (``ResolvedPaths``): asked again, each gives
+    /// the URL it gave the first time, whatever was asked in between.
+    @Test func aPathAskedAgainResolvesAsTheFirstTime() async throws {
+        for (base, cases) in Dictionary(grouping: Self.cases, by: \.base) {
+            let stubs = TestAdapter()
+            let connection = try makeConnection(url: base, adapter: stubs)
+            for _ in 0..<3 {
+                for testCase in cases {
+                    _ = try? await connection.run(method: .get, testCase.path, resolution: testCase.resolution).value
+                }
+            }
+            let expected = Array(repeating: cases.map(\.expected), count: 3).flatMap { $0 }
+            #expect(stubs.calls.map(\.url.absoluteString) == expected, "\(base)")
+        }
+    }
+
+    /// The same text resolves apart under each resolution, and by its bytes: a decomposed `é` is
+    /// not the precomposed one.
+    @Test func theSamePathUnderAnotherResolutionOrOtherBytesIsNotTheSameURL() async throws {
+        let stubs = TestAdapter()
+        let connection = try makeConnection(url: "https://api.example.com/v1", adapter: stubs)
+        for _ in 0..<2 {
+            _ = try? await connection.run(method: .get, "/status", resolution: .hostAbsolute).value
+            _ = try? await connection.run(method: .get, "/status").value
+            _ = try? await connection.get("caf\u{E9}").value
+            _ = try? await connection.get("cafe\u{301}").value
+        }
+        let once = [
+            "https://api.example.com/status", "https://api.example.com/v1/status",
+            "https://api.example.com/v1/caf%C3%A9", "https://api.example.com/v1/cafe%CC%81",
+        ]
+        #expect(stubs.calls.map(\.url.absoluteString) == once + once)
+    }
+
+    /// More paths than are remembered, then the first ones again; and a new base URL.
+    @Test func manyPathsAndANewBaseURLStillResolveRight() async throws {
+        let stubs = TestAdapter()
+        let connection = try makeConnection(url: "https://api.example.com/v1", adapter: stubs)
+        let paths = (0..<150).map { "items/\($0)?page=\($0 % 3)" }
+        for path in paths + paths.prefix(10) { _ = try? await connection.get(path).value }
+        #expect(
+            stubs.calls.map(\.url.absoluteString)
+                == (paths + paths.prefix(10)).map { "https://api.example.com/v1/\($0)" }
+        )
+        connection.url = URL(string: "https://api.example.com/v2")
+        _ = try? await connection.get(paths[0]).value
+        #expect(stubs.calls.last?.url.absoluteString == "https://api.example.com/v2/items/0?page=0")
+    }
+
     @Test(arguments: ["//evil.example/steal", "//evil.example", "ftp://files.example/x", "https://"])
     func refusesPathsThatWouldSwitchHostOrScheme(_ path: String) async throws {
         let stubs = TestAdapter()

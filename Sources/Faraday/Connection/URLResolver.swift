@@ -24,6 +24,8 @@ final class BaseURL: Sendable {
     let origin: String?
     /// The path, percent-encoded (`/v1`, or empty).
     let path: String
+    /// The paths resolved under it lately.
+    let resolvedPaths = ResolvedPaths()
 
     init(_ url: URL) {
         self.url = url
@@ -53,6 +55,9 @@ enum URLResolver {
         against base: BaseURL?,
         resolution: PathResolution
     ) throws(FaradayError) -> (url: URL, query: String?, isUnderBase: Bool) {
+        if let remembered = base?.resolvedPaths.resolved(path, resolution) {
+            return (remembered.url, remembered.query, true)
+        }
         if path.hasPrefix("//") {
             throw FaradayError(
                 .invalidURL,
@@ -104,6 +109,7 @@ enum URLResolver {
                 "The path \(redacted(path)) does not make a valid URL with \(Redaction().redacting(base.url))."
             )
         }
+        base.resolvedPaths.remember(ResolvedPaths.Resolved(url: url, query: query), for: path, resolution)
         return (url, query, true)
     }
 

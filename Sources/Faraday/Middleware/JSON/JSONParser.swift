@@ -111,9 +111,11 @@ enum JSONParser {
         private mutating func object(depth: Int) throws(Failure) -> JSON {
             guard depth <= JSONParser.maximumDepth else { throw Failure(.tooDeep, at: index) }
             index += 1  // {
-            var members: [String: JSON] = [:]
             skipWhitespace()
-            if consume(UInt8(ascii: "}")) { return .object(members) }
+            if consume(UInt8(ascii: "}")) { return .object([:]) }
+            // Room for a small object's members at once: growing from empty allocates at the
+            // first and at the second member.
+            var members = [String: JSON](minimumCapacity: 4)
             while true {
                 skipWhitespace()
                 guard next == UInt8(ascii: "\"") else {
