@@ -75,6 +75,11 @@ import Testing
         #expect("API.Example.COM".lowercasedCheaply == "api.example.com")
         #expect("Application/JSON"[...].equalsIgnoringASCIICase("application/json"))
         #expect(!"application/json"[...].equalsIgnoringASCIICase("application/jsonx"))
+        // Bytes, not canonical equivalence; small (inline) and large strings alike.
+        #expect("caf\u{E9}" == "cafe\u{301}" && !"caf\u{E9}".hasSameUTF8(as: "cafe\u{301}"))
+        #expect("session=abc; Path=/; HttpOnly".hasSameUTF8(as: "session=abc; Path=/; " + "HttpOnly"))
+        #expect(!"session=abc; Path=/; HttpOnly".hasSameUTF8(as: "session=abd; Path=/; HttpOnly"))
+        #expect("".hasSameUTF8(as: "") && "ab".hasSameUTF8(as: "ab") && !"ab".hasSameUTF8(as: "abc"))
     }
 
     @Test func acceptsKeepsOneExistingHeaderAsItIsWhenNothingIsAdded() {

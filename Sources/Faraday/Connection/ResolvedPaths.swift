@@ -30,7 +30,7 @@ struct ResolvedPaths: Sendable {
         }
 
         static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.isHostAbsolute == rhs.isHostAbsolute && lhs.path.utf8.elementsEqual(rhs.path.utf8)
+            lhs.isHostAbsolute == rhs.isHostAbsolute && lhs.path.hasSameUTF8(as: rhs.path)
         }
 
         func hash(into hasher: inout Hasher) {

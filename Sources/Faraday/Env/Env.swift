@@ -114,9 +114,9 @@ public struct Env: Sendable {
     }
 
     /// Creates an env for a request.
-    public init(request: Request, cancellation: CancellationToken = CancellationToken()) {
+    public init(request: consuming Request, cancellation: CancellationToken = CancellationToken()) {
         storage = Storage(
-            Fields(request: request, response: nil, error: nil, phase: .request, cancellation: cancellation)
+            Fields(request: consume request, response: nil, error: nil, phase: .request, cancellation: cancellation)
         )
     }
 
@@ -167,6 +167,11 @@ public struct Env: Sendable {
 
     /// `true` on the last completion of the call.
     public var isFinal: Bool { phase == .final }
+
+    /// Whether the request's body needs encoding before an adapter sends it. Read part by part:
+    /// `request.hasPendingBody` copies the whole request out of the storage first (about twenty
+    /// reference counts).
+    var requestHasPendingBody: Bool { storage.fields.request.body.isPending(with: storage.fields.request.headers) }
 
     /// The response status, once there is a response.
     public var status: HTTPResponse.Status? { response?.status }

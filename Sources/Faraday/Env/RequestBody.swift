@@ -234,11 +234,17 @@ struct SingleChunk: AsyncSequence, Sendable {
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(data: data.isEmpty ? nil : data) }
 }
 
+extension RequestBody {
+    /// `true` when a request with this body and `headers` needs ``Request/encodePendingBody()``
+    /// before an adapter sends it.
+    func isPending(with headers: HTTPFields) -> Bool {
+        value != nil || contentType != nil || (!isEmpty && !headers.contains(.contentType))
+    }
+}
+
 extension Request {
     /// `true` when the body needs ``encodePendingBody()`` before an adapter sends it.
-    var hasPendingBody: Bool {
-        body.value != nil || body.contentType != nil || (!body.isEmpty && !headers.contains(.contentType))
-    }
+    var hasPendingBody: Bool { body.isPending(with: headers) }
 
     /// Readies the body for an adapter: a value that no middleware encoded is encoded by its
     /// default encoding, and the body's content type (`application/octet-stream` for bytes of

@@ -26,6 +26,20 @@ extension String {
         self = decoded
     }
 
+    /// Whether the two hold the same UTF-8 bytes. `==` compares by canonical equivalence (a
+    /// decomposed `é` equals a precomposed one), and `utf8.elementsEqual` walks byte by byte
+    /// through the generic iterator; this compares the bytes in one go.
+    package func hasSameUTF8(as other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        let equal = utf8.withContiguousStorageIfAvailable { left in
+            other.utf8.withContiguousStorageIfAvailable { right in
+                guard let leftBytes = left.baseAddress, let rightBytes = right.baseAddress else { return true }
+                return memcmp(leftBytes, rightBytes, left.count) == 0
+            }
+        }
+        return (equal ?? nil) ?? utf8.elementsEqual(other.utf8)
+    }
+
     /// The UTF-8 bytes as `Data`, copied in one go.
     package var utf8Data: Data {
         var text = self

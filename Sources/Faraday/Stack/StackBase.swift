@@ -5,7 +5,7 @@ struct StackBase: App {
     let adapter: any Adapter
 
     func call(_ env: Env) async throws -> Completions {
-        guard env.request.hasPendingBody else { return try await adapter.call(env) }
+        guard env.requestHasPendingBody else { return try await adapter.call(env) }
         var env = env
         try env.request.encodePendingBody()
         return try await adapter.call(env)

@@ -19,7 +19,7 @@ struct SetCookieMemory: Sendable {
         /// Whether `header` from `origin` is this read again: the same bytes (as the parse reads
         /// them; `String ==` would take a decomposed `é` for a precomposed one) from the same origin.
         func matches(_ header: String, from origin: CookieRules.Target) -> Bool {
-            self.origin == origin && self.header.utf8.elementsEqual(header.utf8)
+            self.origin == origin && self.header.hasSameUTF8(as: header)
         }
     }
 
