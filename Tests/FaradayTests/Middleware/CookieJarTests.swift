@@ -133,6 +133,19 @@ import Testing
         #expect(try header(jar, "https://example.com/a/b/c") == "long=2; old=4; mid=3; short=1")
     }
 
+    /// Several `Set-Cookie` fields of one answer apply in their order, and cookies of the same
+    /// path and time go in the order they were stored.
+    @Test func theFieldsOfOneAnswerApplyInOrder() throws {
+        let jar = try jar(
+            ["a=1", "b=2", "ignored", "c=3", "a=; Max-Age=0", "d=4", "b=5"],
+            from: "https://example.com/"
+        )
+        #expect(try header(jar, "https://example.com/") == "b=5; c=3; d=4")
+        jar.store(setCookieHeaders: ["a=6", "c=; Max-Age=0"], from: try url("https://example.com/"), now: now)
+        #expect(try header(jar, "https://example.com/") == "b=5; d=4; a=6")
+        #expect(try header(jar, "https://other.example/") == nil)
+    }
+
     // MARK: Expiry (§5.2.1, §5.2.2)
 
     @Test func maxAgeWinsOverExpiresWhateverTheOrder() throws {

@@ -5,6 +5,24 @@ extension CookieJar {
     struct Entry {
         var cookie: Cookie
         let order: Int
+
+        /// Where the cookie goes in a `Cookie` header: longest path first, then oldest first
+        /// (RFC 6265 §5.4), then first stored.
+        struct SendOrder: Comparable {
+            let pathLength: Int
+            let createdAt: Date
+            let order: Int
+
+            static func < (lhs: SendOrder, rhs: SendOrder) -> Bool {
+                if lhs.pathLength != rhs.pathLength { return lhs.pathLength > rhs.pathLength }
+                if lhs.createdAt != rhs.createdAt { return lhs.createdAt < rhs.createdAt }
+                return lhs.order < rhs.order
+            }
+        }
+
+        var sendOrder: SendOrder {
+            SendOrder(pathLength: cookie.path.utf8.count, createdAt: cookie.createdAt, order: order)
+        }
     }
 
     /// The jar's cookies and RFC 6265's storage model over them (§5.3, with RFC 6265bis §5.7 and
@@ -29,6 +47,31 @@ extension CookieJar {
 
         /// Whether the jar holds `cookie` already, as it is: storing it again would change nothing
         /// (replacing a cookie keeps its creation time), so it is neither stored nor saved again.
+        /// Calls `visit` with each cookie for `target` that has not expired, in no order.
+        func forEachCookie(for target: CookieRules.Target, now: Date, _ visit: (Entry) -> Void) {
+            target.forEachCandidateDomain { domain in
+                guard let entries = domains[domain] else { return }
+                for entry in entries.values where !entry.cookie.isExpired(at: now) && entry.cookie.matches(target) {
+                    visit(entry)
+                }
+            }
+        }
+
+        /// Stores or deletes what a `Set-Cookie` header said; whether the jar changed.
+        mutating func apply(_ outcome: SetCookie.Outcome, now: Date, fromSecureOrigin: Bool) -> Bool {
+            switch outcome {
+            case .store(let cookie) where holds(cookie):
+                return false  // the same cookie again (a server that sets its session on every answer)
+            case .store(let cookie) where fromSecureOrigin || !shadowsSecureCookie(cookie):
+                put(cookie, now: now, fromSecureOrigin: fromSecureOrigin)
+                return true
+            case .delete(let cookie) where fromSecureOrigin || !shadowsSecureCookie(cookie):
+                return remove(cookie)
+            case .store, .delete, .ignore:
+                return false
+            }
+        }
+
         func holds(_ cookie: Cookie) -> Bool {
             guard var held = domains[cookie.domain]?[cookie.identity]?.cookie else { return false }
             held.createdAt = cookie.createdAt

@@ -86,37 +86,42 @@ public final class CookieJar: Resettable {
     }
 
     /// ``cookieHeader(for:now:)`` for a URL already taken apart.
+    ///
+    /// Reads only the names and values, and sorts only when more than one cookie applies: one
+    /// session cookie makes a header without a list or a copy of the cookie.
     func cookieHeader(for target: CookieRules.Target, now: Date) -> String? {
-        let entries = entries(for: target, now: now)
-        guard !entries.isEmpty else { return nil }
-        var header = ""
-        for (index, entry) in entries.enumerated() {
-            if index > 0 { header += "; " }
-            header += entry.cookie.name
-            header += "="
-            header += entry.cookie.value
+        let (first, others) = state.withLock { state in
+            var first: SentPair?
+            var others: [SentPair] = []
+            state.forEachCookie(for: target, now: now) { entry in
+                let pair = SentPair(order: entry.sendOrder, name: entry.cookie.name, value: entry.cookie.value)
+                if first == nil { first = pair } else { others.append(pair) }
+            }
+            return (first, others)
         }
-        return header
+        guard let first else { return nil }
+        guard !others.isEmpty else { return first.text }
+        return ([first] + others).sorted { $0.order < $1.order }.map(\.text).joined(separator: "; ")
     }
 
+    /// The cookies for `target`, in the order they are sent.
     private func entries(for target: CookieRules.Target, now: Date) -> [Entry] {
         let found = state.withLock { state in
             var found: [Entry] = []
-            target.forEachCandidateDomain { domain in
-                guard let entries = state.domains[domain] else { return }
-                for entry in entries.values where !entry.cookie.isExpired(at: now) && entry.cookie.matches(target) {
-                    found.append(entry)
-                }
-            }
+            state.forEachCookie(for: target, now: now) { found.append($0) }
             return found
         }
         guard found.count > 1 else { return found }
-        return found.sorted { lhs, rhs in
-            let (left, right) = (lhs.cookie.path.utf8.count, rhs.cookie.path.utf8.count)
-            if left != right { return left > right }
-            if lhs.cookie.createdAt != rhs.cookie.createdAt { return lhs.cookie.createdAt < rhs.cookie.createdAt }
-            return lhs.order < rhs.order
-        }
+        return found.sorted { $0.sendOrder < $1.sendOrder }
+    }
+
+    /// A cookie as the `Cookie` header sends it.
+    private struct SentPair {
+        let order: Entry.SendOrder
+        let name: String
+        let value: String
+
+        var text: String { name + "=" + value }
     }
 
     /// Every cookie that has not expired.
@@ -171,23 +176,22 @@ public final class CookieJar: Resettable {
     /// Stores headers unless the jar was reset since `generation`.
     func store<Headers: Sequence>(_ headers: Headers, from origin: CookieRules.Target, now: Date, generation: Int?)
     where Headers.Element == String {
-        let outcomes = headers.map { reads.read($0, from: origin, now: now, suffixes: suffixes) }
-        guard outcomes.contains(where: { if case .ignore = $0 { false } else { true } }) else { return }
+        // Read outside the jar's lock (a parse takes microseconds). The first outcome is held
+        // apart: an answer that sets one cookie stores it without making a list.
+        var first: SetCookie.Outcome?
+        var others: [SetCookie.Outcome] = []
+        for header in headers {
+            let outcome = reads.read(header, from: origin, now: now, suffixes: suffixes)
+            if case .ignore = outcome { continue }
+            if first == nil { first = outcome } else { others.append(outcome) }
+        }
+        guard let first else { return }
         let isSecureOrigin = origin.isSecure
         change { state in
             guard generation == nil || generation == state.generation else { return false }
-            var changed = false
-            for outcome in outcomes {
-                switch outcome {
-                case .store(let cookie) where state.holds(cookie):
-                    break  // the same cookie again (a server that sets its session on every answer)
-                case .store(let cookie) where isSecureOrigin || !state.shadowsSecureCookie(cookie):
-                    state.put(cookie, now: now, fromSecureOrigin: isSecureOrigin)
-                    changed = true
-                case .delete(let cookie) where isSecureOrigin || !state.shadowsSecureCookie(cookie):
-                    changed = state.remove(cookie) || changed
-                case .store, .delete, .ignore: break
-                }
+            var changed = state.apply(first, now: now, fromSecureOrigin: isSecureOrigin)
+            for outcome in others {
+                changed = state.apply(outcome, now: now, fromSecureOrigin: isSecureOrigin) || changed
             }
             return changed
         }
