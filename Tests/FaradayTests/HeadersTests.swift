@@ -77,6 +77,8 @@ import Testing
         #expect(!"application/json"[...].equalsIgnoringASCIICase("application/jsonx"))
         // Bytes, not canonical equivalence; small (inline) and large strings alike.
         #expect("caf\u{E9}" == "cafe\u{301}" && !"caf\u{E9}".hasSameUTF8(as: "cafe\u{301}"))
+        // Canonically equal and as long in bytes: only a comparison of the bytes tells them apart.
+        #expect("\u{1E0B}\u{323}" == "\u{1E0D}\u{307}" && !"\u{1E0B}\u{323}".hasSameUTF8(as: "\u{1E0D}\u{307}"))
         #expect("session=abc; Path=/; HttpOnly".hasSameUTF8(as: "session=abc; Path=/; " + "HttpOnly"))
         #expect(!"session=abc; Path=/; HttpOnly".hasSameUTF8(as: "session=abd; Path=/; HttpOnly"))
         #expect("".hasSameUTF8(as: "") && "ab".hasSameUTF8(as: "ab") && !"ab".hasSameUTF8(as: "abc"))

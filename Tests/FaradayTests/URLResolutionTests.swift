@@ -1,6 +1,7 @@
-import Faraday
 import Foundation
 import Testing
+
+@testable import Faraday
 
 @Suite(.timeLimit(.minutes(1))) struct URLResolutionTests {
     struct Case: Sendable, CustomTestStringConvertible {
@@ -112,12 +113,29 @@ import Testing
     func refusesPathsThatWouldSwitchHostOrScheme(_ path: String) async throws {
         let stubs = TestAdapter()
         let connection = try makeConnection(adapter: stubs)
-        await #expect {
-            try await connection.get(path).value
-        } throws: { error in
-            (error as? FaradayError)?.code == .invalidURL
+        // Asked twice: a refused path is refused again, never remembered.
+        for _ in 0..<2 {
+            await #expect {
+                try await connection.get(path).value
+            } throws: { error in
+                (error as? FaradayError)?.code == .invalidURL
+            }
         }
         #expect(stubs.calls.isEmpty)
+    }
+
+    /// A path's query is not remembered (it may carry a credential, and changes from call to
+    /// call), nor is a long path; a short path is, once.
+    @Test func theMemoryOfPathsKeepsNoQueryAndNoLongPath() throws {
+        let paths = ResolvedPaths()
+        let url = try #require(URL(string: "https://api.example.com/v1/items"))
+        paths.remember(url, for: "items?api_key=secret", .underBasePath)
+        paths.remember(url, for: String(repeating: "a/", count: 200), .underBasePath)
+        paths.remember(url, for: "items", .underBasePath)
+        #expect(paths.url(for: "items?api_key=secret", .underBasePath) == nil)
+        #expect(paths.url(for: String(repeating: "a/", count: 200), .underBasePath) == nil)
+        #expect(paths.url(for: "items", .underBasePath) == url)
+        #expect(paths.url(for: "items", .hostAbsolute) == nil)
     }
 
     @Test func aRelativePathWithoutABaseURLIsAnError() async throws {

@@ -55,9 +55,7 @@ enum URLResolver {
         against base: BaseURL?,
         resolution: PathResolution
     ) throws(FaradayError) -> (url: URL, query: String?, isUnderBase: Bool) {
-        if let remembered = base?.resolvedPaths.resolved(path, resolution) {
-            return (remembered.url, remembered.query, true)
-        }
+        if let remembered = base?.resolvedPaths.url(for: path, resolution) { return (remembered, nil, true) }
         if path.hasPrefix("//") {
             throw FaradayError(
                 .invalidURL,
@@ -109,7 +107,7 @@ enum URLResolver {
                 "The path \(redacted(path)) does not make a valid URL with \(Redaction().redacting(base.url))."
             )
         }
-        base.resolvedPaths.remember(ResolvedPaths.Resolved(url: url, query: query), for: path, resolution)
+        base.resolvedPaths.remember(url, for: path, resolution)
         return (url, query, true)
     }
 

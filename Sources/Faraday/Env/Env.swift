@@ -168,9 +168,9 @@ public struct Env: Sendable {
     /// `true` on the last completion of the call.
     public var isFinal: Bool { phase == .final }
 
-    /// Whether the request's body needs encoding before an adapter sends it. Read part by part:
-    /// `request.hasPendingBody` copies the whole request out of the storage first (about twenty
-    /// reference counts).
+    /// Whether the request's body needs ``Request/encodePendingBody()`` before an adapter sends
+    /// it. Read part by part: a method called on `request` copies the whole request out of the
+    /// storage first (about twenty reference counts).
     var requestHasPendingBody: Bool { storage.fields.request.body.isPending(with: storage.fields.request.headers) }
 
     /// The response status, once there is a response.

@@ -243,9 +243,6 @@ extension RequestBody {
 }
 
 extension Request {
-    /// `true` when the body needs ``encodePendingBody()`` before an adapter sends it.
-    var hasPendingBody: Bool { body.isPending(with: headers) }
-
     /// Readies the body for an adapter: a value that no middleware encoded is encoded by its
     /// default encoding, and the body's content type (`application/octet-stream` for bytes of
     /// no declared type) is set when the request has none.

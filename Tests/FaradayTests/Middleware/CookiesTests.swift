@@ -95,6 +95,11 @@ import Testing
 
         jar.store(setCookieHeaders: ["session=2; Path=/"], from: origin)
         #expect(try CookieJar(file: file).cookieHeader(for: origin) == "session=2")
+
+        // The same first cookie and a changed second one in one answer: rewritten, once.
+        try FileManager.default.removeItem(at: file)
+        jar.store(setCookieHeaders: ["session=2; Path=/", "other=1", "ignored"], from: origin)
+        #expect(try CookieJar(file: file).cookieHeader(for: origin) == "session=2; other=1")
     }
 
     /// A save that failed is tried again with the next answer, even one that sets the same

@@ -45,8 +45,6 @@ extension CookieJar {
             count = 0
         }
 
-        /// Whether the jar holds `cookie` already, as it is: storing it again would change nothing
-        /// (replacing a cookie keeps its creation time), so it is neither stored nor saved again.
         /// Calls `visit` with each cookie for `target` that has not expired, in no order.
         func forEachCookie(for target: CookieRules.Target, now: Date, _ visit: (Entry) -> Void) {
             target.forEachCandidateDomain { domain in
@@ -72,6 +70,8 @@ extension CookieJar {
             }
         }
 
+        /// Whether the jar holds `cookie` already, as it is: storing it again would change nothing
+        /// (replacing a cookie keeps its creation time), so it is neither stored nor saved again.
         func holds(_ cookie: Cookie) -> Bool {
             guard var held = domains[cookie.domain]?[cookie.identity]?.cookie else { return false }
             held.createdAt = cookie.createdAt

@@ -94,14 +94,17 @@ public final class CookieJar: Resettable {
             var first: SentPair?
             var others: [SentPair] = []
             state.forEachCookie(for: target, now: now) { entry in
-                let pair = SentPair(order: entry.sendOrder, name: entry.cookie.name, value: entry.cookie.value)
+                let pair = SentPair(sendOrder: entry.sendOrder, name: entry.cookie.name, value: entry.cookie.value)
                 if first == nil { first = pair } else { others.append(pair) }
             }
             return (first, others)
         }
         guard let first else { return nil }
         guard !others.isEmpty else { return first.text }
-        return ([first] + others).sorted { $0.order < $1.order }.map(\.text).joined(separator: "; ")
+        var all = others
+        all.append(first)
+        all.sort { $0.sendOrder < $1.sendOrder }
+        return all.map(\.text).joined(separator: "; ")
     }
 
     /// The cookies for `target`, in the order they are sent.
@@ -117,7 +120,7 @@ public final class CookieJar: Resettable {
 
     /// A cookie as the `Cookie` header sends it.
     private struct SentPair {
-        let order: Entry.SendOrder
+        let sendOrder: Entry.SendOrder
         let name: String
         let value: String
 
