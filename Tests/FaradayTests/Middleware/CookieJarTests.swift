@@ -146,6 +146,21 @@ import Testing
         #expect(try header(jar, "https://other.example/") == nil)
     }
 
+    /// The jar remembers the last URL it took apart; another URL (host, scheme or path) is taken
+    /// apart anew, and the remembered one still answers right after it.
+    @Test func eachURLIsTakenApartForItself() throws {
+        let jar = try jar(["a=1; Path=/a", "s=2; Secure"], from: "https://example.com/")
+        jar.store(setCookieHeaders: ["b=3"], from: try url("https://b.example/"), now: now)
+        for _ in 0..<2 {
+            #expect(try header(jar, "https://example.com/a/1") == "a=1; s=2")
+            #expect(try header(jar, "https://example.com/b") == "s=2")
+            #expect(try header(jar, "http://example.com/a/1") == "a=1")
+            #expect(try header(jar, "https://b.example/a/1") == "b=3")
+            #expect(try header(jar, "https://example.com/a/1") == "a=1; s=2")
+        }
+        #expect(jar.cookies(for: try url("https://b.example/")).map(\.name) == ["b"])
+    }
+
     // MARK: Expiry (§5.2.1, §5.2.2)
 
     @Test func maxAgeWinsOverExpiresWhateverTheOrder() throws {

@@ -28,6 +28,9 @@ public final class CookieJar: Resettable {
     private let saveFailure = Locked<FaradayError?>(nil)
     /// The `Set-Cookie` headers read last, to store a repeated one without parsing it again.
     let reads = SetCookieMemory()
+    /// The URL taken apart last: a client calls the same URL again and again, and taking it apart
+    /// (its host and path out of Foundation's `URL`) costs more than comparing it.
+    private let lastTarget = Locked<(url: URL, target: CookieRules.Target)?>(nil)
 
     /// An in-memory jar.
     public init(publicSuffixes: PublicSuffixList = .default) {
@@ -75,14 +78,22 @@ public final class CookieJar: Resettable {
 
     /// The cookies to send to `url`, longest path first, then oldest first (RFC 6265 §5.4).
     public func cookies(for url: URL, now: Date = Date()) -> [Cookie] {
-        guard let target = CookieRules.Target(url) else { return [] }
+        guard let target = target(of: url) else { return [] }
         return entries(for: target, now: now).map(\.cookie)
     }
 
     /// The `Cookie` header for `url`, or `nil` when no cookie applies.
     public func cookieHeader(for url: URL, now: Date = Date()) -> String? {
-        guard let target = CookieRules.Target(url) else { return nil }
+        guard let target = target(of: url) else { return nil }
         return cookieHeader(for: target, now: now)
+    }
+
+    /// `url` taken apart for matching cookies; `nil` without a host.
+    func target(of url: URL) -> CookieRules.Target? {
+        if let last = lastTarget.withLock({ $0 }), last.url == url { return last.target }
+        guard let target = CookieRules.Target(url) else { return nil }
+        lastTarget.withLock { $0 = (url, target) }
+        return target
     }
 
     /// ``cookieHeader(for:now:)`` for a URL already taken apart.
@@ -142,7 +153,7 @@ public final class CookieJar: Resettable {
 
     /// Stores the cookies of `Set-Cookie` headers received from `url`.
     public func store(setCookieHeaders headers: [String], from url: URL, now: Date = Date()) {
-        guard let origin = CookieRules.Target(url) else { return }  // no host: nothing is stored
+        guard let origin = target(of: url) else { return }  // no host: nothing is stored
         store(headers, from: origin, now: now, generation: nil)
     }
 

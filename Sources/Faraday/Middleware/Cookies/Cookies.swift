@@ -48,7 +48,7 @@ public struct Cookies: Middleware {
     public func call(_ env: Env) async throws -> Completions {
         // The URL taken apart once, for the cookies sent and for those the answer sets. Without a
         // host, there are neither.
-        guard let origin = CookieRules.Target(env.request.url) else { return try await app.call(env) }
+        guard let origin = handler.jar.target(of: env.request.url) else { return try await app.call(env) }
         var env = env
         if let header = handler.jar.cookieHeader(for: origin, now: Date()) {
             // Appended as one field after any the request has: reading `headers[.cookie]` joins
