@@ -161,6 +161,23 @@ import Testing
         #expect(jar.cookies(for: try url("https://b.example/")).map(\.name) == ["b"])
     }
 
+    /// A URL with a query or user info (either may hold a credential) is not remembered, and an
+    /// emptied jar forgets the one it remembered.
+    @Test func theRememberedURLHoldsNoCredential() throws {
+        let jar = try jar(["a=1"], from: "https://example.com/")
+        #expect(jar.rememberedURL?.absoluteString == "https://example.com/")
+        #expect(try header(jar, "https://example.com/items?api_key=secret") == "a=1")
+        #expect(try header(jar, "https://user:secret@example.com/items") == "a=1")
+        #expect(jar.rememberedURL?.absoluteString == "https://example.com/")
+        #expect(try header(jar, "https://example.com/items") == "a=1")
+        #expect(jar.rememberedURL?.absoluteString == "https://example.com/items")
+        jar.reset()
+        #expect(jar.rememberedURL == nil)
+        #expect(try header(jar, "https://example.com/items") == nil)
+        jar.removeAll()
+        #expect(jar.rememberedURL == nil)
+    }
+
     // MARK: Expiry (§5.2.1, §5.2.2)
 
     @Test func maxAgeWinsOverExpiresWhateverTheOrder() throws {

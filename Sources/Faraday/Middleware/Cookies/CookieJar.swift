@@ -29,7 +29,9 @@ public final class CookieJar: Resettable {
     /// The `Set-Cookie` headers read last, to store a repeated one without parsing it again.
     let reads = SetCookieMemory()
     /// The URL taken apart last: a client calls the same URL again and again, and taking it apart
-    /// (its host and path out of Foundation's `URL`) costs more than comparing it.
+    /// (its host and path out of Foundation's `URL`) costs more than comparing it. Only a URL
+    /// without a query or user info is kept (either may hold a credential), and emptying the jar
+    /// forgets it.
     private let lastTarget = Locked<(url: URL, target: CookieRules.Target)?>(nil)
 
     /// An in-memory jar.
@@ -92,9 +94,14 @@ public final class CookieJar: Resettable {
     func target(of url: URL) -> CookieRules.Target? {
         if let last = lastTarget.withLock({ $0 }), last.url == url { return last.target }
         guard let target = CookieRules.Target(url) else { return nil }
-        lastTarget.withLock { $0 = (url, target) }
+        if !url.absoluteString.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") }) {
+            lastTarget.withLock { $0 = (url, target) }
+        }
         return target
     }
+
+    /// The URL ``target(of:)`` remembers (for tests).
+    var rememberedURL: URL? { lastTarget.withLock { $0?.url } }
 
     /// ``cookieHeader(for:now:)`` for a URL already taken apart.
     ///
@@ -172,6 +179,7 @@ public final class CookieJar: Resettable {
             return true
         }
         reads.forget()
+        lastTarget.withLock { $0 = nil }
     }
 
     /// Empties the jar; responses to calls made before do not refill it.
@@ -182,6 +190,7 @@ public final class CookieJar: Resettable {
             return true
         }
         reads.forget()
+        lastTarget.withLock { $0 = nil }
     }
 
     /// Increases with each ``reset()``; ``Cookies`` notes it when a request leaves.
