@@ -153,6 +153,7 @@ import Testing
         jar.store(setCookieHeaders: ["b=3"], from: try url("https://b.example/"), now: now)
         for _ in 0..<2 {
             #expect(try header(jar, "https://example.com/a/1") == "a=1; s=2")
+            #expect(try header(jar, "http://example.com/a/1") == "a=1")
             #expect(try header(jar, "https://example.com/b") == "s=2")
             #expect(try header(jar, "http://example.com/a/1") == "a=1")
             #expect(try header(jar, "https://b.example/a/1") == "b=3")
@@ -161,13 +162,16 @@ import Testing
         #expect(jar.cookies(for: try url("https://b.example/")).map(\.name) == ["b"])
     }
 
-    /// A URL with a query or user info (either may hold a credential) is not remembered, and an
-    /// emptied jar forgets the one it remembered.
-    @Test func theRememberedURLHoldsNoCredential() throws {
+    /// A URL with a base URL, query, fragment or user info (each may hold a credential) is not
+    /// remembered, and an emptied jar forgets the one it remembered.
+    @Test func aURLThatMayHoldACredentialIsNotRemembered() throws {
         let jar = try jar(["a=1"], from: "https://example.com/")
         #expect(jar.rememberedURL?.absoluteString == "https://example.com/")
         #expect(try header(jar, "https://example.com/items?api_key=secret") == "a=1")
         #expect(try header(jar, "https://user:secret@example.com/items") == "a=1")
+        #expect(try header(jar, "https://example.com/callback#access_token=secret") == "a=1")
+        let base = try url("https://example.com/?api_key=secret")
+        #expect(jar.cookieHeader(for: try #require(URL(string: "/items", relativeTo: base)), now: now) == "a=1")
         #expect(jar.rememberedURL?.absoluteString == "https://example.com/")
         #expect(try header(jar, "https://example.com/items") == "a=1")
         #expect(jar.rememberedURL?.absoluteString == "https://example.com/items")

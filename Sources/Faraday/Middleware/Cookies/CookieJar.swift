@@ -30,8 +30,9 @@ public final class CookieJar: Resettable {
     let reads = SetCookieMemory()
     /// The URL taken apart last: a client calls the same URL again and again, and taking it apart
     /// (its host and path out of Foundation's `URL`) costs more than comparing it. Only a URL
-    /// without a query or user info is kept (either may hold a credential), and emptying the jar
-    /// forgets it.
+    /// without a base URL, query, fragment or user info is kept (each may hold a credential: an
+    /// API key, an OAuth token, a password). Emptying the jar forgets it; a call taking a URL apart
+    /// at that moment may remember its URL again.
     private let lastTarget = Locked<(url: URL, target: CookieRules.Target)?>(nil)
 
     /// An in-memory jar.
@@ -90,14 +91,21 @@ public final class CookieJar: Resettable {
         return cookieHeader(for: target, now: now)
     }
 
-    /// `url` taken apart for matching cookies; `nil` without a host.
+    /// `url` taken apart for matching cookies; `nil` without a host (or with an empty label).
     func target(of url: URL) -> CookieRules.Target? {
         if let last = lastTarget.withLock({ $0 }), last.url == url { return last.target }
         guard let target = CookieRules.Target(url) else { return nil }
-        if !url.absoluteString.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") }) {
-            lastTarget.withLock { $0 = (url, target) }
-        }
+        if Self.mayRemember(url) { lastTarget.withLock { $0 = (url, target) } }
         return target
+    }
+
+    /// Whether `url` holds nothing that may be a credential: no base URL, query, fragment or user
+    /// info.
+    private static func mayRemember(_ url: URL) -> Bool {
+        url.baseURL == nil
+            && !url.relativeString.utf8.contains {
+                $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "@")
+            }
     }
 
     /// The URL ``target(of:)`` remembers (for tests).
