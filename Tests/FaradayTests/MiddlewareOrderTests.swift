@@ -10,13 +10,16 @@ import Testing
 /// give the same result; where it says "a choice", each order does what its cell says; where an
 /// order cannot work, the first request fails with `.misplacedHandler` and sends nothing.
 @Suite(.timeLimit(.minutes(1))) struct MiddlewareOrderTests {
-    /// The handlers with `first` above `second`, or below it.
-    private static let noWait = Retry.Handler(statuses: [503], sleep: { _ in })
-    private static let retryingTimeouts = {
+    /// A Retry that retries 503 without waiting, made for each use: a handler holds its retry
+    /// budget, and the tests of this suite run in parallel; one budget for all of them ran out
+    /// and refused a retry (the Timeout-below-Retry test then saw its attempt's timeout).
+    private static var noWait: Retry.Handler { Retry.Handler(statuses: [503], sleep: { _ in }) }
+    /// ``noWait`` retrying `.callTimeout` too.
+    private static var retryingTimeouts: Retry.Handler {
         var retry = noWait
         retry.errors.insert(.callTimeout)
         return retry
-    }()
+    }
 
     // MARK: Retry / RaiseError: the same
 
