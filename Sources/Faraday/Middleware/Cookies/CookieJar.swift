@@ -181,20 +181,17 @@ public final class CookieJar: Resettable {
     }
 
     /// Removes every cookie.
-    public func removeAll() {
-        change { state in
-            state.removeAll()
-            return true
-        }
-        reads.forget()
-        lastTarget.withLock { $0 = nil }
-    }
+    public func removeAll() { empty(newGeneration: false) }
 
     /// Empties the jar; responses to calls made before do not refill it.
-    public func reset() {
+    public func reset() { empty(newGeneration: true) }
+
+    /// Removes every cookie and forgets what the jar remembered (the `Set-Cookie` headers read,
+    /// the last URL); a new generation keeps the answers to earlier calls out.
+    private func empty(newGeneration: Bool) {
         change { state in
             state.removeAll()
-            state.generation += 1
+            if newGeneration { state.generation += 1 }
             return true
         }
         reads.forget()
