@@ -71,21 +71,31 @@ struct Runner: Sendable {
     let stream: @Sendable (String) async throws -> Int
     let shutdown: @Sendable () async throws -> Void
 
+    /// The connections each AsyncHTTPClient client may keep to the server, raw and under the
+    /// adapter alike: 64 as issue 22's protocol says ("64 connections allowed"), or `POOL`.
+    /// (Runs before 2026-11-25 left both at AsyncHTTPClient's and the adapter's default, 8.)
+    static let connectionsPerHost = ProcessInfo.processInfo.environment["POOL"].flatMap { Int($0) } ?? 64
+
     static func make(_ client: Client, base: URL) -> Runner {
-        switch client {
+        let asyncHTTPClientAdapter = {
+            var configuration = AsyncHTTPClientAdapter.Configuration()
+            configuration.maximumConnectionsPerHost = connectionsPerHost
+            return AsyncHTTPClientAdapter(configuration: configuration)
+        }
+        return switch client {
         case .rawAsyncHTTPClient: rawAsyncHTTPClient(base: base)
         case .rawAsyncHTTPClientDelegate: rawAsyncHTTPClientDelegate(base: base)
         case .rawURLSession: rawURLSession(base: base)
-        case .faradayAsyncHTTPClientEmpty: faraday(AsyncHTTPClientAdapter(), stack: .empty, base: base)
-        case .faradayAsyncHTTPClientSix: faraday(AsyncHTTPClientAdapter(), stack: .six, base: base)
+        case .faradayAsyncHTTPClientEmpty: faraday(asyncHTTPClientAdapter(), stack: .empty, base: base)
+        case .faradayAsyncHTTPClientSix: faraday(asyncHTTPClientAdapter(), stack: .six, base: base)
         case .faradayURLSessionEmpty: faraday(URLSessionAdapter(), stack: .empty, base: base)
         case .faradayURLSessionSix: faraday(URLSessionAdapter(), stack: .six, base: base)
         case .rawAsyncHTTPClientOnLoop: rawAsyncHTTPClient(base: base).onLoop()
         case .rawAsyncHTTPClientChild: rawAsyncHTTPClient(base: base).inChild()
         case .rawAsyncHTTPClientDelegateChild: rawAsyncHTTPClientDelegate(base: base).inChild()
-        case .faradayAsyncHTTPClientEmptyChild: faraday(AsyncHTTPClientAdapter(), stack: .empty, base: base).inChild()
-        case .faradayAsyncHTTPClientEmptyOnLoop: faraday(AsyncHTTPClientAdapter(), stack: .empty, base: base).onLoop()
-        case .faradayAsyncHTTPClientSixOnLoop: faraday(AsyncHTTPClientAdapter(), stack: .six, base: base).onLoop()
+        case .faradayAsyncHTTPClientEmptyChild: faraday(asyncHTTPClientAdapter(), stack: .empty, base: base).inChild()
+        case .faradayAsyncHTTPClientEmptyOnLoop: faraday(asyncHTTPClientAdapter(), stack: .empty, base: base).onLoop()
+        case .faradayAsyncHTTPClientSixOnLoop: faraday(asyncHTTPClientAdapter(), stack: .six, base: base).onLoop()
         }
     }
 
@@ -115,11 +125,13 @@ struct Runner: Sendable {
         )
     }
 
-    /// A client configured as the adapter configures its own: no redirects, no decompression.
+    /// A client configured as the adapter configures its own: no redirects, no decompression, the
+    /// same connections per host.
     private static func makeHTTPClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
