@@ -5,6 +5,8 @@
 #
 # Usage: Benchmarks/run-loopback.sh [requests] [rounds] [stream-bytes]   (20000 3 1073741824)
 #        ONLY=requests|streams|cache Benchmarks/run-loopback.sh …           (one part of the suite)
+#        DOCUMENT=cookie.json …   (the document with a Set-Cookie: the jar's response side too)
+#        POOL=8 …                 (AsyncHTTPClient's connections per host; the issue's protocol is 64)
 #
 # Where `perf stat -e instructions` works, it also counts each client's instructions per request:
 # unlike time, that count barely moves with what else the machine is doing.
@@ -34,8 +36,10 @@ client_cores="0"
 [[ $cores -gt 2 ]] && client_cores="0-$((cores - 2))"
 
 # The documents: a small JSON one, and a sparse file of the stream's size (reads come from memory).
-printf '{"id":1,"name":"widget"}' > "$scratch/root/small.json"
+# small.json is issue 22's workload: a 207-byte document (BenchmarkStack.document), no cookie.
+printf '%s' '{"id":1,"name":"widget","description":"A small JSON document, as APIs send","price":12.5,"tags":["tools","metal","small"],"stock":{"warehouse":"north","count":42},"active":true,"updated":"2026-11-22T10:00Z"}' > "$scratch/root/small.json"
 cp "$scratch/root/small.json" "$scratch/root/cached.json"
+cp "$scratch/root/small.json" "$scratch/root/cookie.json"
 truncate -s "$stream_bytes" "$scratch/root/bytes/$stream_bytes"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -61,8 +65,8 @@ http {
     server {
         listen 127.0.0.1:$port;
         root $scratch/root;
-        # A cookie on every small response, for the stack's Cookies middleware to store and send.
-        location = /small.json { add_header Set-Cookie "session=abc123; Path=/; HttpOnly"; }
+        # The same document with a cookie, for the stack's Cookies to store and send (DOCUMENT=cookie.json).
+        location = /cookie.json { add_header Set-Cookie "session=abc123; Path=/; HttpOnly"; }
         # Fresh for an hour, for HTTPCache's hits (ONLY=cache).
         location = /cached.json { add_header Cache-Control "max-age=3600"; }
     }

@@ -5,9 +5,18 @@
 //     AllocProbe [empty|one|sixPassThrough|six|twelve|<one of the six, alone>] [count]
 //
 // `AllocProbe Cookies 100000` runs the Cookies middleware alone (any of the six by the first word
-// of its name: EncodeJSON, DecodeJSON, HTTPLogger, Authorization, Cookies, Instrumentation).
+// of its name: EncodeJSON, DecodeJSON, HTTPLogger, Authorization, Cookies, RaiseError).
+// The answer is issue 22's workload, a 207-byte JSON document and no cookie; with `SETCOOKIE=1` it
+// also sets a cookie, for the jar to parse and store on every response (the workload of the runs
+// before 2026-11-25).
 // With `ADAPTER=fixed` in the environment, the stack ends in a FixedResponseAdapter instead of the
 // TestAdapter (which records every request): the stack's cost alone.
+//
+// With `COLD=KiB` (2048, say), each GET is preceded by writes across a buffer of that size, which
+// push the stack's code and data out of the core's first two cache levels, as the kernel and the
+// event loops do between two requests over the network. Compare stacks by their difference (both
+// pay the writes). Measured (README, fifth session): it adds about a quarter to the six's cost,
+// not the three to four times the network shows, which comes from elsewhere.
 //
 // The loop runs off the main actor, as a server's request handler does, so that each GET does
 // not pay two hops between the main thread and the cooperative pool.
@@ -20,8 +29,19 @@ let alone = BenchmarkStack.namedSix.first { $0.name.split(separator: " ").first.
 let handlers = alone.map { [$0.handler] } ?? (BenchmarkStack(rawValue: name) ?? .six).handlers
 let count = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 10000
 let fixed = ProcessInfo.processInfo.environment["ADAPTER"] == "fixed"
-let connection = try BenchmarkStack.connection(handlers, fixed: fixed)
+let setsCookie = ProcessInfo.processInfo.environment["SETCOOKIE"] == "1"
+let connection = try BenchmarkStack.connection(handlers, fixed: fixed, setsCookie: setsCookie)
+let coldBytes = (ProcessInfo.processInfo.environment["COLD"].flatMap { Int($0) } ?? 0) * 1024
 try await Task.detached {
-    for _ in 0..<count { _ = try await connection.get("items/1").value }
+    var flush = [UInt8](repeating: 0, count: coldBytes)
+    for round in 0..<count {
+        if coldBytes > 0 {
+            // One write per 64-byte line, a different value each round so that none is skipped.
+            flush.withUnsafeMutableBytes { bytes in
+                for line in stride(from: 0, to: bytes.count, by: 64) { bytes[line] = UInt8(truncatingIfNeeded: round) }
+            }
+        }
+        _ = try await connection.get("items/1").value
+    }
 }.value
 print("\(count) GETs through \(alone?.name ?? (BenchmarkStack(rawValue: name) ?? .six).rawValue)")

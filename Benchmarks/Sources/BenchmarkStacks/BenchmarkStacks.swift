@@ -11,11 +11,11 @@ public enum BenchmarkStack: String, CaseIterable, Sendable {
     case one
     /// Six middleware that do nothing: what the stack itself costs for six layers.
     case sixPassThrough
-    /// The issue's six: EncodeJSON, DecodeJSON, Logger (logging off), Authorization, Cookies,
-    /// Instrumentation.
+    /// Issue 22's six: EncodeJSON, DecodeJSON, HTTPLogger (logging off), Authorization (bearer),
+    /// Cookies (in-memory jar), RaiseError.
     case six
-    /// FollowRedirects and Retry, the six, then RaiseError, Decompression, ConcurrencyLimit and
-    /// ValidateContentType.
+    /// FollowRedirects and Retry, the six, then Instrumentation (one silent monitor),
+    /// Decompression, ConcurrencyLimit and ValidateContentType.
     case twelve
 
     /// The handlers, outermost first. Each call makes a new cookie jar.
@@ -28,7 +28,8 @@ public enum BenchmarkStack: String, CaseIterable, Sendable {
         case .twelve:
             // FollowRedirects and Retry above the six: Cookies must sit below FollowRedirects.
             [FollowRedirects.Handler(), Retry.Handler()] + Self.sixHandlers + [
-                RaiseError.Handler(), Decompression.Handler(), ConcurrencyLimit.Handler(maximum: 1024),
+                Instrumentation.Handler(monitors: [SilentMonitor()]), Decompression.Handler(),
+                ConcurrencyLimit.Handler(maximum: 1024),
                 ValidateContentType.Handler(),
             ]
         }
@@ -46,19 +47,31 @@ public enum BenchmarkStack: String, CaseIterable, Sendable {
             ("HTTPLogger (off)", HTTPLogger.Handler(logger: silent)),
             ("Authorization", Authorization.Handler(.bearer("benchmark-token"))),
             ("Cookies", Cookies.Handler(jar: CookieJar())),
-            ("Instrumentation", Instrumentation.Handler(monitors: [SilentMonitor()])),
+            ("RaiseError", RaiseError.Handler()),
         ]
     }
 
+    /// The 207-byte JSON document of issue 22's workload, which the loopback suite's server
+    /// serves as `small.json`.
+    public static let document =
+        #"{"id":1,"name":"widget","description":"A small JSON document, as APIs send","price":12.5,"#
+        + #""tags":["tools","metal","small"],"stock":{"warehouse":"north","count":42},"active":true,"#
+        + #""updated":"2026-11-22T10:00Z"}"#
+
     /// A connection with `handlers` on a TestAdapter whose stub answers `GET items/1` as the
-    /// loopback suite's server does: a small JSON document and a cookie.
+    /// loopback suite's server does: ``document``, with no cookie (issue 22's workload), or with
+    /// a `Set-Cookie` for the jar to parse and store on every response when `setsCookie`.
     /// With `fixed`, the adapter is a ``FixedResponseAdapter`` (the same answer, for any request)
     /// instead: it keeps nothing, so that a long run measures the stack alone.
-    public static func connection(_ handlers: [any Handler], fixed: Bool = false) throws -> Connection {
+    public static func connection(
+        _ handlers: [any Handler],
+        fixed: Bool = false,
+        setsCookie: Bool = false
+    ) throws -> Connection {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        headers[.setCookie] = "session=abc123; Path=/; HttpOnly"
-        let body = #"{"id":1,"name":"widget"}"#
+        if setsCookie { headers[.setCookie] = "session=abc123; Path=/; HttpOnly" }
+        let body = document
         let adapter: any Adapter
         if fixed {
             adapter = FixedResponseAdapter(ResponseData(status: .ok, headers: headers, body: Data(body.utf8)))
