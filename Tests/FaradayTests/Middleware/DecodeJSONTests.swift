@@ -1,6 +1,7 @@
-import Faraday
 import Foundation
 import Testing
+
+@testable import Faraday
 
 @Suite(.timeLimit(.minutes(1))) struct DecodeJSONTests {
     private func connection(
@@ -84,5 +85,45 @@ import Testing
             counts.append(env.json?["count"]?.int ?? -1)
         }
         #expect(counts == [1, 2, 3])
+    }
+
+    /// The body is checked when the response completes; its `JSON` value is made when `env.json`
+    /// first reads it, once for the env and every copy of it.
+    @Test func theValueIsMadeWhenFirstReadOnceForEveryCopy() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/user") { _, _ in
+            StubResponse(headers: [.contentType: "application/json"], body: #"{"id":7,"tags":["a","b"],"id":8}"#)
+        }
+        let env = try await connection(stubs).get("user").value
+        let decoded = try #require(env[DecodedJSONKey.self])
+        #expect(!decoded.isMade)
+        let copy = env
+        #expect(copy.json == ["id": 7, "tags": ["a", "b"]])  // a repeated name keeps its first value
+        #expect(decoded.isMade)
+        #expect(env.json == copy.json)
+        #expect(String(describing: decoded) == #"{"id":7,"tags":["a","b"]}"#)
+    }
+
+    @Test func tasksReadingTheValueAtOnceAllGetIt() async {
+        let decoded = DecodedJSON(checked: Data(#"{"list":[1,2,3],"name":"x"}"#.utf8))
+        let values = await withTaskGroup(of: JSON.self) { group in
+            for _ in 0..<16 { group.addTask { decoded.value } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(values.count == 16)
+        #expect(values.allSatisfy { $0 == ["list": [1, 2, 3], "name": "x"] })
+    }
+
+    /// A decoder whose settings change the value (here its keys) makes it at once, by its settings.
+    @Test func aDecoderWithAKeyStrategyMakesTheValueByIt() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/event") { _, _ in
+            StubResponse(headers: [.contentType: "application/json"], body: #"{"started_at":"x"}"#)
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let env = try await connection(stubs, DecodeJSON.Handler(decoder: decoder)).get("event").value
+        #expect(env[DecodedJSONKey.self]?.isMade == true)
+        #expect(env.json == ["startedAt": "x"])
     }
 }

@@ -87,6 +87,20 @@ import Testing
         let accepted = if case .success = try read(name) { true } else { false }
         #expect(Self.implementationDefined[name] == accepted, "\(name)")
     }
+
+    /// ``JSONParser/validate(_:)``, which ``DecodeJSON`` runs on every body (the value is made
+    /// when first read), accepts exactly what the parser accepts and refuses the rest with the
+    /// same error, on every text of the suite.
+    @Test(arguments: cases("y_") + cases("n_") + cases("i_"))
+    func checkingATextAgreesWithReadingIt(_ name: String) throws {
+        let data = try Data(contentsOf: Self.folder.appending(path: name))
+        let checked = Result { () throws(JSONSyntaxError) in try JSONParser.validate(data) }
+        switch (try read(name), checked) {
+        case (.success, .success): break
+        case (.failure(let read), .failure(let check)): #expect(read.description == check.description, "\(name)")
+        case (let read, let check): Issue.record("\(name): read \(read), checked \(check)")
+        }
+    }
 }
 
 /// What a user reads when a body is not JSON: where, and why.

@@ -1,6 +1,7 @@
-import Faraday
 import Foundation
 import Testing
+
+@testable import Faraday
 
 /// `decodeJSONValue` reads JSON with Faraday's own parser, the authority: what it returns for a
 /// valid document must be exactly what `JSONDecoder` would, and what RFC 8259 refuses it refuses
@@ -76,7 +77,8 @@ import Testing
     }
 
     /// Mutated documents: whatever the parser accepts, `JSONDecoder` accepts with the same value
-    /// (the decoder also accepts what RFC 8259 does not, such as trailing commas).
+    /// (the decoder also accepts what RFC 8259 does not, such as trailing commas); and checking a
+    /// document (``JSONParser/validate(_:)``) gives what reading it gives.
     @Test func mutatedDocumentsNeverDisagreeWithJSONDecoder() {
         var generator = SplitMix64(seed: 0x5EED)
         let alphabet = Array(#"{}[]",:0123456789-+.eE\ntrufalsn \u"#.utf8) + [0x00, 0xC3, 0xFF]
@@ -96,7 +98,13 @@ import Testing
             let data = Data(bytes)
             let fast = try? JSONDecoder().decodeJSONValue(from: data)
             let reference = try? JSONDecoder().decode(JSON.self, from: data)
-            if fast != nil { #expect(fast == reference, "\(String(decoding: bytes, as: UTF8.self).debugDescription)") }
+            let text = String(decoding: bytes, as: UTF8.self).debugDescription
+            if fast != nil { #expect(fast == reference, "\(text)") }
+            // Checking without making the value agrees with reading it, error for error.
+            var (readError, checkError): (String?, String?) = (nil, nil)
+            do { _ = try JSONParser.parse(data) } catch { readError = error.description }
+            do { try JSONParser.validate(data) } catch { checkError = error.description }
+            #expect(readError == checkError, "\(text)")
         }
     }
 

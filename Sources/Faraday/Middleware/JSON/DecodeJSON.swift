@@ -59,7 +59,7 @@ public struct DecodeJSON: Middleware {
         else { return }
         try env.requireDecodedBody()
         do {
-            env[DecodedJSONKey.self] = try handler.decoder.decodeJSONValue(from: response.body)
+            env[DecodedJSONKey.self] = try handler.decoder.decodedJSON(from: response.body)
         } catch {
             throw FaradayError.parsingFailed("The response body is not valid JSON", env: env, underlying: error)
         }
@@ -67,7 +67,50 @@ public struct DecodeJSON: Middleware {
 }
 
 /// Where ``DecodeJSON`` puts the decoded body.
-enum DecodedJSONKey: EnvKey { typealias Value = JSON }
+enum DecodedJSONKey: EnvKey { typealias Value = DecodedJSON }
+
+/// A body ``DecodeJSON`` found to be JSON, made into a ``JSON`` value when ``Env/json`` first
+/// reads it: a consumer that decodes its own `Decodable` types from the body (or reads nothing)
+/// does not pay for a value it never reads (for a 207-byte object, eight allocations and the
+/// hashing of every member name). Copies of an env share the value once made.
+struct DecodedJSON: Sendable {
+    private enum State {
+        case checked(Data)
+        case made(JSON)
+    }
+    private let state: Locked<State>
+
+    /// A body that ``JSONParser/validate(_:)`` accepted.
+    init(checked body: Data) { state = Locked(.checked(body)) }
+
+    /// A value made already.
+    init(_ value: JSON) { state = Locked(.made(value)) }
+
+    /// Whether the value has been made (read, or decoded at once by a decoder's settings).
+    var isMade: Bool {
+        state.withLock { if case .made = $0 { true } else { false } }
+    }
+
+    /// The value, made on the first read.
+    var value: JSON {
+        state.withLock { state in
+            switch state {
+            case .made(let value):
+                return value
+            case .checked(let body):
+                // The reader that accepted the body makes its value: it cannot fail now.
+                let value = (try? JSONParser.parse(body)) ?? .null
+                state = .made(value)
+                return value
+            }
+        }
+    }
+}
+
+extension DecodedJSON: CustomStringConvertible {
+    /// The value's description, as the env showed it when it held the value itself.
+    var description: String { value.description }
+}
 
 /// The decoder that ``DecodeJSON`` was configured with, for `response.decode(_:)`.
 enum JSONDecoderKey: EnvKey { typealias Value = JSONDecoder }
@@ -81,7 +124,7 @@ extension Env {
     }
 
     /// The JSON that ``DecodeJSON`` decoded from this completion's body, if any.
-    public var json: JSON? { self[DecodedJSONKey.self] }
+    public var json: JSON? { self[DecodedJSONKey.self]?.value }
 
     /// The JSON decoder configured on the stack (by ``DecodeJSON``), or a default one.
     public var jsonDecoder: JSONDecoder { self[JSONDecoderKey.self] ?? JSONDecoder() }

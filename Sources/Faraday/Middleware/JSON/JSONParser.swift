@@ -8,8 +8,19 @@ enum JSONParser {
 
     /// The value of a whole JSON text.
     static func parse(_ data: Data) throws(JSONSyntaxError) -> JSON {
+        try read(data, building: true)
+    }
+
+    /// Checks that `data` is one JSON text, as ``parse(_:)`` would, with the same error, but
+    /// makes no value: no string, array or dictionary is allocated and no member name hashed.
+    static func validate(_ data: Data) throws(JSONSyntaxError) {
+        _ = try read(data, building: false)
+    }
+
+    /// The value of `data` when `building`, else `.null` once the whole text has been checked.
+    private static func read(_ data: Data, building: Bool) throws(JSONSyntaxError) -> JSON {
         let result = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result<JSON, JSONSyntaxError> in
-            var reader = Reader(bytes: bytes)
+            var reader = Reader(bytes: bytes, building: building)
             do throws(Failure) {
                 try reader.start()
                 let value = try reader.value(depth: 0)
@@ -59,11 +70,17 @@ enum JSONParser {
         }
     }
 
+    /// Reads one text. Every check is made whether it builds or not; when it does not, strings
+    /// are `""` and every other value `.null`, so that checking costs no allocation.
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
+        let building: Bool
         var index = 0
 
-        init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+        init(bytes: UnsafeRawBufferPointer, building: Bool) {
+            self.bytes = bytes
+            self.building = building
+        }
 
         var isAtEnd: Bool { index >= bytes.count }
 
@@ -96,10 +113,10 @@ enum JSONParser {
             case UInt8(ascii: "\""): return .string(try string())
             case UInt8(ascii: "t"):
                 try literal("true")
-                return .bool(true)
+                return building ? .bool(true) : .null
             case UInt8(ascii: "f"):
                 try literal("false")
-                return .bool(false)
+                return building ? .bool(false) : .null
             case UInt8(ascii: "n"):
                 try literal("null")
                 return .null
@@ -115,7 +132,7 @@ enum JSONParser {
             if consume(UInt8(ascii: "}")) { return .object([:]) }
             // Room for a small object's members at once: growing from empty allocates at the
             // first and at the second member.
-            var members = [String: JSON](minimumCapacity: 4)
+            var members = [String: JSON](minimumCapacity: building ? 4 : 0)
             while true {
                 skipWhitespace()
                 guard next == UInt8(ascii: "\"") else {
@@ -126,7 +143,7 @@ enum JSONParser {
                 guard consume(UInt8(ascii: ":")) else { throw Failure(.expected("':'", found: next), at: index) }
                 let member = try value(depth: depth)
                 // A repeated key keeps its first value, as JSONDecoder does.
-                if members.index(forKey: key) == nil { members[key] = member }
+                if building, members.index(forKey: key) == nil { members[key] = member }
                 skipWhitespace()
                 if consume(UInt8(ascii: ",")) { continue }
                 guard consume(UInt8(ascii: "}")) else { throw Failure(.expected("',' or '}'", found: next), at: index) }
@@ -141,7 +158,8 @@ enum JSONParser {
             skipWhitespace()
             if consume(UInt8(ascii: "]")) { return .array(elements) }
             while true {
-                elements.append(try value(depth: depth))
+                let element = try value(depth: depth)
+                if building { elements.append(element) }
                 skipWhitespace()
                 if consume(UInt8(ascii: ",")) { continue }
                 guard consume(UInt8(ascii: "]")) else { throw Failure(.expected("',' or ']'", found: next), at: index) }
@@ -175,7 +193,10 @@ enum JSONParser {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
                     defer { index += 1 }
-                    return try text(UnsafeRawBufferPointer(rebasing: bytes[start..<index]), at: start)
+                    let utf8 = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+                    // ASCII is valid UTF-8: checked without making the string.
+                    if !building, !utf8.contains(where: { $0 >= 0x80 }) { return "" }
+                    return try text(utf8, at: start)
                 }
                 if byte == UInt8(ascii: "\\") { break }
                 guard byte >= 0x20 else { throw Failure(.controlCharacter, at: index) }
@@ -321,5 +342,15 @@ extension JSONDecoder {
             return json
         }
         return try decode(JSON.self, from: data)
+    }
+
+    /// ``decodeJSONValue(from:)`` with the value made when first read: the text is checked now,
+    /// with the same errors. A decoder whose settings change the value decodes it now.
+    func decodedJSON(from data: Data) throws -> DecodedJSON {
+        guard case .useDefaultKeys = keyDecodingStrategy, case .throw = nonConformingFloatDecodingStrategy else {
+            return DecodedJSON(try decodeJSONValue(from: data))
+        }
+        try JSONParser.validate(data)
+        return DecodedJSON(checked: data)
     }
 }
