@@ -126,4 +126,59 @@ import Testing
         #expect(env[DecodedJSONKey.self]?.isMade == true)
         #expect(env.json == ["startedAt": "x"])
     }
+
+    /// The same for a non-conforming float strategy: `"inf"` read as a number.
+    @Test func aDecoderWithAFloatStrategyMakesTheValueByIt() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/x") { _, _ in StubResponse(headers: [.contentType: "application/json"], body: #"{"x":"inf"}"#) }
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf",
+            negativeInfinity: "-inf",
+            nan: "nan"
+        )
+        let env = try await connection(stubs, DecodeJSON.Handler(decoder: decoder)).get("x").value
+        #expect(env[DecodedJSONKey.self]?.isMade == true)
+        #expect(env.json?["x"]?.double == .infinity)
+        // The plain decoder keeps the string, and makes the value only when read.
+        let plain = try await connection(stubs).get("x").value
+        #expect(plain[DecodedJSONKey.self]?.isMade == false)
+        #expect(plain.json?["x"]?.string == "inf")
+    }
+
+    /// Escapes and non-ASCII text come out of the value made on first read as they went in.
+    @Test func escapedAndNonASCIITextSurvivesTheCheckAndTheRead() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/x") { _, _ in
+            StubResponse(
+                headers: [.contentType: "application/json"],
+                body: #"{"café":"naïve \u00e9 \ud83d\ude00 \"q\"\n","long":"ééééééééééééééééé"}"#
+            )
+        }
+        let env = try await connection(stubs).get("x").value
+        #expect(env.json?["café"]?.string == "naïve é 😀 \"q\"\n")
+        #expect(env.json?["long"]?.string == String(repeating: "é", count: 17))
+    }
+
+    /// A frame of a stream that is not JSON fails the call at that frame, with its position.
+    @Test func aMalformedFrameFailsTheCallThere() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/beats") { _, _ in
+            StubResponse(
+                headers: [.contentType: "application/json"],
+                chunks: [Data(#"{"count":1}"#.utf8), Data(#"{"count":2,}"#.utf8), Data(#"{"count":3}"#.utf8)]
+            )
+        }
+        var counts: [Int] = []
+        let error = await #expect(throws: FaradayError.self) {
+            for try await env in try connection(stubs).get("beats", configure: { $0.options.streaming = .chunks })
+                .completions
+            where !env.isFinal {
+                counts.append(env.json?["count"]?.int ?? -1)
+            }
+        }
+        #expect(counts == [1])
+        #expect(error?.code == .parsingFailed)
+        #expect((error?.underlying as? JSONSyntaxError)?.offset == 11)
+    }
 }

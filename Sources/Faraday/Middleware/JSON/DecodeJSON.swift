@@ -9,6 +9,11 @@ import Foundation
 /// frame. The raw body stays in `env.response.body`; ``Response/decode(_:decoder:)`` uses this
 /// handler's decoder.
 ///
+/// The body is checked when the response completes; the ``JSON`` value is made when ``Env/json``
+/// first reads it (once, for the env and its copies), so that a consumer that decodes its own
+/// types with ``Response/decode(_:decoder:)`` does not pay for a value it never reads. A decoder
+/// whose key or non-conforming float strategy changes the value makes it at once.
+///
 /// A body that is not JSON (RFC 8259, read by Faraday's own parser whatever the platform's
 /// `JSONDecoder` tolerates) fails the call with ``FaradayError/Code/parsingFailed``; the error
 /// carries the response (and so the body) and a ``JSONSyntaxError`` with the line, column, byte
@@ -72,7 +77,9 @@ enum DecodedJSONKey: EnvKey { typealias Value = DecodedJSON }
 /// A body ``DecodeJSON`` found to be JSON, made into a ``JSON`` value when ``Env/json`` first
 /// reads it: a consumer that decodes its own `Decodable` types from the body (or reads nothing)
 /// does not pay for a value it never reads (for a 207-byte object, eight allocations and the
-/// hashing of every member name). Copies of an env share the value once made.
+/// hashing of every member name). Copies of an env share the value once made. The value is made
+/// by the first reader, on its thread, under the lock (another reader waits); until then the
+/// body's bytes are kept (shared with `response.body`).
 struct DecodedJSON: Sendable {
     private enum State {
         case checked(Data)
@@ -98,8 +105,16 @@ struct DecodedJSON: Sendable {
             case .made(let value):
                 return value
             case .checked(let body):
-                // The reader that accepted the body makes its value: it cannot fail now.
-                let value = (try? JSONParser.parse(body)) ?? .null
+                // The reader that accepted the body (the same code, checking the same bytes) makes
+                // its value: it cannot refuse it now (JSONConformanceTests and JSONParserTests
+                // compare the two on every suite text and thousands of mutated ones).
+                let value: JSON
+                do {
+                    value = try JSONParser.parse(body)
+                } catch {
+                    assertionFailure("JSONParser.validate accepted a text that parse refuses: \(error)")
+                    value = .null
+                }
                 state = .made(value)
                 return value
             }
@@ -107,9 +122,12 @@ struct DecodedJSON: Sendable {
     }
 }
 
-extension DecodedJSON: CustomStringConvertible {
+extension DecodedJSON: CustomStringConvertible, CustomReflectable {
     /// The value's description, as the env showed it when it held the value itself.
     var description: String { value.description }
+
+    /// The value, as `dump` showed it when the env held the value itself.
+    var customMirror: Mirror { Mirror(reflecting: value) }
 }
 
 /// The decoder that ``DecodeJSON`` was configured with, for `response.decode(_:)`.
@@ -123,7 +141,8 @@ extension Env {
         return ![204, 205, 304].contains(response.status.code)
     }
 
-    /// The JSON that ``DecodeJSON`` decoded from this completion's body, if any.
+    /// The JSON that ``DecodeJSON`` decoded from this completion's body, if any: made on the first
+    /// read from the body ``DecodeJSON`` checked.
     public var json: JSON? { self[DecodedJSONKey.self]?.value }
 
     /// The JSON decoder configured on the stack (by ``DecodeJSON``), or a default one.

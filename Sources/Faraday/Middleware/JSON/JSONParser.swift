@@ -12,12 +12,13 @@ enum JSONParser {
     }
 
     /// Checks that `data` is one JSON text, as ``parse(_:)`` would, with the same error, but
-    /// makes no value: no string, array or dictionary is allocated and no member name hashed.
+    /// keeps no value: no array or dictionary is made, no member name hashed, and a string is made
+    /// only to check it when it holds an escape or a non-ASCII byte.
     static func validate(_ data: Data) throws(JSONSyntaxError) {
         _ = try read(data, building: false)
     }
 
-    /// The value of `data` when `building`, else `.null` once the whole text has been checked.
+    /// The value of `data` when `building`; else a placeholder once the whole text is checked.
     private static func read(_ data: Data, building: Bool) throws(JSONSyntaxError) -> JSON {
         let result = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result<JSON, JSONSyntaxError> in
             var reader = Reader(bytes: bytes, building: building)
@@ -70,8 +71,9 @@ enum JSONParser {
         }
     }
 
-    /// Reads one text. Every check is made whether it builds or not; when it does not, strings
-    /// are `""` and every other value `.null`, so that checking costs no allocation.
+    /// Reads one text. Every check is made whether it builds or not; when it does not, arrays and
+    /// objects come back empty and ASCII strings as `""`, so that checking allocates nothing for
+    /// them.
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
         let building: Bool
@@ -113,10 +115,10 @@ enum JSONParser {
             case UInt8(ascii: "\""): return .string(try string())
             case UInt8(ascii: "t"):
                 try literal("true")
-                return building ? .bool(true) : .null
+                return .bool(true)
             case UInt8(ascii: "f"):
                 try literal("false")
-                return building ? .bool(false) : .null
+                return .bool(false)
             case UInt8(ascii: "n"):
                 try literal("null")
                 return .null
@@ -338,19 +340,23 @@ extension JSONDecoder {
     /// the text.
     package func decodeJSONValue(from data: Data) throws -> JSON {
         let json = try JSONParser.parse(data)
-        if case .useDefaultKeys = keyDecodingStrategy, case .throw = nonConformingFloatDecodingStrategy {
-            return json
-        }
-        return try decode(JSON.self, from: data)
+        return changesJSONValues ? try decode(JSON.self, from: data) : json
     }
 
     /// ``decodeJSONValue(from:)`` with the value made when first read: the text is checked now,
     /// with the same errors. A decoder whose settings change the value decodes it now.
     func decodedJSON(from data: Data) throws -> DecodedJSON {
-        guard case .useDefaultKeys = keyDecodingStrategy, case .throw = nonConformingFloatDecodingStrategy else {
-            return DecodedJSON(try decodeJSONValue(from: data))
-        }
+        if changesJSONValues { return DecodedJSON(try decodeJSONValue(from: data)) }
         try JSONParser.validate(data)
         return DecodedJSON(checked: data)
+    }
+
+    /// Whether a setting (a key strategy, or a non-conforming float strategy) makes the value
+    /// this decoder reads differ from the parser's.
+    private var changesJSONValues: Bool {
+        if case .useDefaultKeys = keyDecodingStrategy, case .throw = nonConformingFloatDecodingStrategy {
+            return false
+        }
+        return true
     }
 }
