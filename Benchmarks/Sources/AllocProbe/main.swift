@@ -8,7 +8,7 @@
 // of its name: EncodeJSON, DecodeJSON, HTTPLogger, Authorization, Cookies, RaiseError).
 // The answer is issue 22's workload, a 207-byte JSON document and no cookie; with `SETCOOKIE=1` it
 // also sets a cookie, for the jar to parse and store on every response (the workload of the runs
-// before 2026-11-25).
+// before the fifth session of 2026-11-24).
 // With `ADAPTER=fixed` in the environment, the stack ends in a FixedResponseAdapter instead of the
 // TestAdapter (which records every request): the stack's cost alone.
 //

@@ -73,7 +73,7 @@ struct Runner: Sendable {
 
     /// The connections each AsyncHTTPClient client may keep to the server, raw and under the
     /// adapter alike: 64 as issue 22's protocol says ("64 connections allowed"), or `POOL`.
-    /// (Runs before 2026-11-25 left both at AsyncHTTPClient's and the adapter's default, 8.)
+    /// (Runs before the fifth session of 2026-11-24 left both at AsyncHTTPClient's and the adapter's default, 8.)
     static let connectionsPerHost = ProcessInfo.processInfo.environment["POOL"].flatMap { Int($0) } ?? 64
 
     static func make(_ client: Client, base: URL) -> Runner {
