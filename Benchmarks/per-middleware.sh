@@ -23,7 +23,7 @@ allocations() {  # stack, GETs -> calls to allocation functions
 }
 echo "| stack | client CPU µs/GET (median of $rounds × $count) | allocations/GET |"
 echo "|---|---:|---:|"
-for stack in empty sixPassThrough EncodeJSON DecodeJSON HTTPLogger Authorization Cookies Instrumentation six twelve; do
+for stack in empty sixPassThrough EncodeJSON DecodeJSON HTTPLogger Authorization Cookies RaiseError six twelve; do
     times=()
     for _ in $(seq "$rounds"); do
         times+=("$( { /usr/bin/time -f "%U %S" taskset -c 0 "$probe" "$stack" "$count" >/dev/null; } 2>&1 | tail -1 |

@@ -26,6 +26,13 @@ import Foundation
 
 let name = CommandLine.arguments.dropFirst().first ?? "six"
 let alone = BenchmarkStack.namedSix.first { $0.name.split(separator: " ").first.map(String.init) == name }
+guard alone != nil || BenchmarkStack(rawValue: name) != nil else {
+    let names =
+        BenchmarkStack.allCases.map(\.rawValue)
+        + BenchmarkStack.namedSix.map { String($0.name.split(separator: " ")[0]) }
+    print("AllocProbe: no stack or middleware named \(name); one of \(names.joined(separator: ", "))")
+    exit(2)
+}
 let handlers = alone.map { [$0.handler] } ?? (BenchmarkStack(rawValue: name) ?? .six).handlers
 let count = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 10000
 let fixed = ProcessInfo.processInfo.environment["ADAPTER"] == "fixed"

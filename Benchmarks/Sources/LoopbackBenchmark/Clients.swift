@@ -125,8 +125,9 @@ struct Runner: Sendable {
         )
     }
 
-    /// A client configured as the adapter configures its own: no redirects, no decompression, the
-    /// same connections per host.
+    /// AsyncHTTPClient's defaults with the adapter's redirect, decompression and pool settings (no
+    /// redirects, no decompression, the same connections per host). It keeps AsyncHTTPClient's
+    /// default tracer and connection-establishment retries, which the adapter turns off.
     private static func makeHTTPClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
@@ -188,8 +189,12 @@ struct Runner: Sendable {
 
     private static func faraday(_ adapter: any Adapter, stack: BenchmarkStack, base: URL) -> Runner {
         // MIDDLEWARE=Cookies (a name of BenchmarkStack.namedSix) puts that one alone in the six's place.
-        let alone = ProcessInfo.processInfo.environment["MIDDLEWARE"].flatMap { name in
-            BenchmarkStack.namedSix.first { $0.name == name }?.handler
+        let alone = ProcessInfo.processInfo.environment["MIDDLEWARE"].map { name in
+            guard let handler = BenchmarkStack.namedSix.first(where: { $0.name == name })?.handler else {
+                print("MIDDLEWARE=\(name) names none of \(BenchmarkStack.namedSix.map(\.name))")
+                exit(2)
+            }
+            return handler
         }
         let connection = Connection(url: base) { builder in
             if stack == .six, let alone {
