@@ -35,9 +35,12 @@ server_core=$((cores - 1))
 client_cores="0"
 [[ $cores -gt 2 ]] && client_cores="0-$((cores - 2))"
 
+swift build -c release --scratch-path .build-loopback --product LoopbackBenchmark >&2
+bin="$(swift build -c release --scratch-path .build-loopback --show-bin-path)/LoopbackBenchmark"
+
 # The documents: a small JSON one, and a sparse file of the stream's size (reads come from memory).
-# small.json is issue 22's workload: a 207-byte document (BenchmarkStack.document), no cookie.
-printf '%s' '{"id":1,"name":"widget","description":"A small JSON document, as APIs send","price":12.5,"tags":["tools","metal","small"],"stock":{"warehouse":"north","count":42},"active":true,"updated":"2026-11-22T10:00Z"}' > "$scratch/root/small.json"
+# small.json is issue 22's workload: its 207-byte document (BenchmarkStack.document), no cookie.
+"$bin" document > "$scratch/root/small.json"
 cp "$scratch/root/small.json" "$scratch/root/cached.json"
 cp "$scratch/root/small.json" "$scratch/root/cookie.json"
 truncate -s "$stream_bytes" "$scratch/root/bytes/$stream_bytes"
@@ -79,8 +82,6 @@ trap 'kill $nginx_pid 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/small.json" >/dev/null && break; sleep 0.1; done
 curl -sf "http://127.0.0.1:$port/small.json" >/dev/null || { echo "nginx did not start; see $scratch/logs/error.log" >&2; exit 1; }
 
-swift build -c release --scratch-path .build-loopback --product LoopbackBenchmark >&2
-bin="$(swift build -c release --scratch-path .build-loopback --show-bin-path)/LoopbackBenchmark"
 base="http://127.0.0.1:$port/"
 
 echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(swift --version 2>/dev/null | head -1)"

@@ -25,15 +25,14 @@ import Faraday
 import Foundation
 
 let name = CommandLine.arguments.dropFirst().first ?? "six"
-let alone = BenchmarkStack.namedSix.first { $0.name.split(separator: " ").first.map(String.init) == name }
-guard alone != nil || BenchmarkStack(rawValue: name) != nil else {
-    let names =
-        BenchmarkStack.allCases.map(\.rawValue)
-        + BenchmarkStack.namedSix.map { String($0.name.split(separator: " ")[0]) }
-    print("AllocProbe: no stack or middleware named \(name); one of \(names.joined(separator: ", "))")
+/// Each of the six by the first word of its name, and each stack by its own.
+let choices =
+    BenchmarkStack.namedSix.map { (String($0.name.prefix { $0 != " " }), [$0.handler]) }
+    + BenchmarkStack.allCases.map { ($0.rawValue, $0.handlers) }
+guard let handlers = choices.first(where: { $0.0 == name })?.1 else {
+    print("AllocProbe: no stack or middleware named \(name); one of \(choices.map(\.0).joined(separator: ", "))")
     exit(2)
 }
-let handlers = alone.map { [$0.handler] } ?? (BenchmarkStack(rawValue: name) ?? .six).handlers
 let count = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 10000
 let fixed = ProcessInfo.processInfo.environment["ADAPTER"] == "fixed"
 let setsCookie = ProcessInfo.processInfo.environment["SETCOOKIE"] == "1"
@@ -51,4 +50,4 @@ try await Task.detached {
         _ = try await connection.get("items/1").value
     }
 }.value
-print("\(count) GETs through \(alone?.name ?? (BenchmarkStack(rawValue: name) ?? .six).rawValue)")
+print("\(count) GETs through \(name)")

@@ -266,6 +266,7 @@ enum LoopbackError: Error, CustomStringConvertible {
             usage: LoopbackBenchmark requests BASE_URL [COUNT] [ROUNDS] [CLIENT]
                    LoopbackBenchmark stream BASE_URL CLIENT [BYTES] [ROUNDS]
                    LoopbackBenchmark label CLIENT
+                   LoopbackBenchmark document
             clients: \(Client.allCases.map(\.rawValue).joined(separator: ", "))
             """
         }

@@ -8,10 +8,12 @@
 //     LoopbackBenchmark stream BASE_URL CLIENT [BYTES] [ROUNDS]       # streamed downloads, peak RSS
 //     LoopbackBenchmark cache BASE_URL [COUNT] [ROUNDS]               # HTTPCache hits against the network
 //     LoopbackBenchmark label CLIENT                                  # a client's name in the tables
+//     LoopbackBenchmark document                                      # the small document the server serves
 //
 // Every row of one run is measured in the same process, against the same server, in rounds that
 // alternate the clients; each row is the median of its rounds and each Faraday row is given as a
 // ratio to its raw client's median of the same run. CLIENT alone runs one client (for profiling).
+import BenchmarkStacks
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -26,6 +28,8 @@ func integer(at index: Int, default value: Int) -> Int {
 }
 
 switch arguments.first {
+case "document":
+    print(BenchmarkStack.document, terminator: "")
 case "label":
     guard arguments.count > 1, let client = Client(rawValue: arguments[1]) else { usage() }
     print(client.label)
