@@ -108,6 +108,64 @@ import Testing
         }
     }
 
+    /// Strings are read eight bytes at a time while no byte may end or change a plain ASCII run:
+    /// a quote, an escape, a control character, a non-ASCII or invalid byte is found wherever it
+    /// falls in a word (at every offset of strings up to 40 bytes), by reading and by checking.
+    @Test func aStopByteIsFoundAtEveryPlaceOfALongString() {
+        // What goes in, and what comes of it: the string's value, or the offset of the error.
+        let cases: [(bytes: [UInt8], value: String?, errorOffset: (_ position: Int) -> Int)] = [
+            (Array(#"\n"#.utf8), "\n", { _ in -1 }),
+            ([0x7F], "\u{7F}", { _ in -1 }),
+            ([0xC3, 0xA9], "é", { _ in -1 }),
+            ([0x20], " ", { _ in -1 }),
+            ([0x01], nil, { 1 + $0 }),  // the control character
+            ([0x1F], nil, { 1 + $0 }),
+            ([0xFF], nil, { _ in 1 }),  // not UTF-8: the string, from its first byte
+            ([0x80], nil, { _ in 1 }),
+            ([UInt8(ascii: "\"")], nil, { 2 + $0 }),  // the string ends early: what follows is extra
+        ]
+        for length in 0..<40 {
+            for position in 0...length {
+                for (inserted, value, errorOffset) in cases {
+                    var bytes = Array(repeating: UInt8(ascii: "a"), count: length)
+                    bytes.insert(contentsOf: inserted, at: position)
+                    let data = Data([UInt8(ascii: "\"")] + bytes + [UInt8(ascii: "\"")])
+                    let expected = value.map {
+                        JSON.string(
+                            String(repeating: "a", count: position) + $0
+                                + String(repeating: "a", count: length - position)
+                        )
+                    }
+                    var (read, readOffset, checkOffset): (JSON?, Int?, Int?) = (nil, nil, nil)
+                    do { read = try JSONParser.parse(data) } catch { readOffset = error.offset }
+                    do { try JSONParser.validate(data) } catch { checkOffset = error.offset }
+                    let place = "\(inserted) at \(position) of \(length)"
+                    #expect(read == expected, "\(place)")
+                    #expect(readOffset == (value == nil ? errorOffset(position) : nil), "\(place)")
+                    #expect(checkOffset == readOffset, "\(place)")
+                }
+            }
+        }
+    }
+
+    /// A number without an exponent is checked without making it when it has at most 300
+    /// characters (finite for certain): the checks agree with reading it on both sides of the
+    /// largest `Double`, 309 digits.
+    @Test(arguments: [1, 299, 300, 301, 308, 309, 310, 400])
+    func longNumbersAreCheckedAsTheyAreRead(_ digits: Int) {
+        let nines = String(repeating: "9", count: digits)
+        for text in [nines, "-" + nines, nines + ".5", "0." + nines, nines + "e0"] {
+            let data = Data(text.utf8)
+            var (read, readError, checkError): (JSON?, String?, String?) = (nil, nil, nil)
+            do { read = try JSONParser.parse(data) } catch { readError = error.description }
+            do { try JSONParser.validate(data) } catch { checkError = error.description }
+            #expect(checkError == readError, "\(digits) digits: \(text.prefix(12))")
+            // Finite up to 308 digits before the point, out of range from 309.
+            let integerDigits = text.hasPrefix("0.") ? 1 : digits
+            #expect((read != nil) == (integerDigits <= 308), "\(digits) digits: \(text.prefix(12))")
+        }
+    }
+
     struct Failure: Error {
         let message: String
         init(_ message: String) { self.message = message }

@@ -47,6 +47,8 @@ extension CookieJar {
 
         /// Calls `visit` with each cookie for `target` that has not expired, in no order.
         func forEachCookie(for target: CookieRules.Target, now: Date, _ visit: (Entry) -> Void) {
+            // An empty jar (a server that sets no cookie) has no domain to take the host apart for.
+            guard !domains.isEmpty else { return }
             target.forEachCandidateDomain { domain in
                 guard let entries = domains[domain] else { return }
                 for entry in entries.values where !entry.cookie.isExpired(at: now) && entry.cookie.matches(target) {

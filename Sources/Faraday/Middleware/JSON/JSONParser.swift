@@ -154,18 +154,21 @@ enum JSONParser {
         private mutating func string() throws(Failure) -> String {
             index += 1  // "
             let start = index
+            var isASCII = true
             // The common case: no escapes, one validation of the bytes as they are.
             while index < bytes.count {
+                skipPlainASCII()
+                guard index < bytes.count else { break }
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
                     defer { index += 1 }
-                    let utf8 = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                     // ASCII is valid UTF-8: checked without making the string.
-                    if !building, !utf8.contains(where: { $0 >= 0x80 }) { return "" }
-                    return try text(utf8, at: start)
+                    if !building, isASCII { return "" }
+                    return try text(UnsafeRawBufferPointer(rebasing: bytes[start..<index]), at: start)
                 }
                 if byte == UInt8(ascii: "\\") { break }
                 guard byte >= 0x20 else { throw Failure(.controlCharacter, at: index) }
+                if byte >= 0x80 { isASCII = false }
                 index += 1
             }
             var unescaped = Array(bytes[start..<index])
@@ -184,6 +187,29 @@ enum JSONParser {
                 }
             }
             throw Failure(.unterminatedString, at: start - 1)
+        }
+
+        /// Skips eight bytes at a time while none of them may end or change a plain ASCII run
+        /// of a string: no quote, backslash, control character or byte from 0x80. The byte loop
+        /// reads whatever stops it.
+        @inline(__always)
+        private mutating func skipPlainASCII() {
+            while bytes.count - index >= 8 {
+                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                guard !Self.mayEndPlainRun(word) else { return }
+                index += 8
+            }
+        }
+
+        /// Whether any byte of `word` is a quote, a backslash, below 0x20 or from 0x80 (exact:
+        /// the classic "has a zero byte" test, which has no false answer for the word as a whole).
+        private static func mayEndPlainRun(_ word: UInt64) -> Bool {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highBits: UInt64 = 0x8080_8080_8080_8080
+            func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highBits != 0 }
+            let below0x20 = (word &- ones &* 0x20) & ~word & highBits != 0
+            return below0x20 || word & highBits != 0 || hasZeroByte(word ^ (ones &* 0x22))
+                || hasZeroByte(word ^ (ones &* 0x5C))
         }
 
         private func text(_ utf8: UnsafeRawBufferPointer, at start: Int) throws(Failure) -> String {
@@ -258,7 +284,9 @@ enum JSONParser {
                 guard try digits() > 0 else { throw Failure(.invalidNumber, at: start) }
                 isWhole = false
             }
-            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            let hasExponent =
+                index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E"))
+            if hasExponent {
                 index += 1
                 if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
                     index += 1
@@ -266,6 +294,9 @@ enum JSONParser {
                 guard try digits() > 0 else { throw Failure(.invalidNumber, at: start) }
                 isWhole = false
             }
+            // Checking only: a number without an exponent and with fewer than 309 digits is a
+            // finite `Double` at worst, so the value need not be made.
+            if !building, !hasExponent, index - start <= 300 { return .null }
             let text = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
             if isWhole, let whole = Self.integer(text, isNegative: isNegative) { return .int(whole) }
             guard let double = Double(String(decoding: text, as: UTF8.self)), double.isFinite else {
