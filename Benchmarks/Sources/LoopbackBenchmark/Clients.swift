@@ -22,6 +22,7 @@ enum Client: String, CaseIterable, Sendable {
     case faradayAsyncHTTPClientEmptyOnLoop
     case faradayAsyncHTTPClientSixOnLoop
     case rawURLSession
+    case rawURLSessionDelegate
     case faradayURLSessionEmpty
     case faradayURLSessionSix
 
@@ -47,6 +48,7 @@ enum Client: String, CaseIterable, Sendable {
         case .faradayAsyncHTTPClientSixOnLoop:
             "Faraday, 6 middleware, AsyncHTTPClientAdapter, tasks preferring an event loop"
         case .rawURLSession: "URLSession (raw)"
+        case .rawURLSessionDelegate: "URLSession, data delegate (raw)"
         case .faradayURLSessionEmpty: "Faraday, empty stack, URLSessionAdapter"
         case .faradayURLSessionSix: "Faraday, 6 middleware, URLSessionAdapter"
         }
@@ -59,7 +61,7 @@ enum Client: String, CaseIterable, Sendable {
             .rawAsyncHTTPClientOnLoop, .rawAsyncHTTPClientChild, .faradayAsyncHTTPClientEmptyOnLoop,
             .rawAsyncHTTPClientDelegateChild, .faradayAsyncHTTPClientEmptyChild, .faradayAsyncHTTPClientSixOnLoop:
             .rawAsyncHTTPClient
-        case .rawURLSession, .faradayURLSessionEmpty, .faradayURLSessionSix: .rawURLSession
+        case .rawURLSession, .rawURLSessionDelegate, .faradayURLSessionEmpty, .faradayURLSessionSix: .rawURLSession
         }
     }
 }
@@ -86,6 +88,7 @@ struct Runner: Sendable {
         case .rawAsyncHTTPClient: rawAsyncHTTPClient(base: base)
         case .rawAsyncHTTPClientDelegate: rawAsyncHTTPClientDelegate(base: base)
         case .rawURLSession: rawURLSession(base: base)
+        case .rawURLSessionDelegate: rawURLSessionDelegate(base: base)
         case .faradayAsyncHTTPClientEmpty: faraday(asyncHTTPClientAdapter(), stack: .empty, base: base)
         case .faradayAsyncHTTPClientSix: faraday(asyncHTTPClientAdapter(), stack: .six, base: base)
         case .faradayURLSessionEmpty: faraday(URLSessionAdapter(), stack: .empty, base: base)
@@ -187,6 +190,34 @@ struct Runner: Sendable {
         )
     }
 
+    /// URLSession through a data delegate on a serial operation queue, as URLSessionAdapter uses
+    /// it (an experiment: on Linux each response, body part and completion is an operation on the
+    /// delegate queue, where `data(from:)` completes inline with none). `UNDERLYING=1` runs the
+    /// operation queue on a serial dispatch queue of its own.
+    private static func rawURLSessionDelegate(base: URL) -> Runner {
+        let delegate = CollectingDelegate()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let underlying = DispatchQueue(label: "delegate")  // the operation queue keeps it
+        if ProcessInfo.processInfo.environment["UNDERLYING"] != nil { queue.underlyingQueue = underlying }
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: queue)
+        return Runner(
+            get: { path in
+                guard let url = URL(string: path, relativeTo: base) else { throw LoopbackError.badURL(path) }
+                return try await withCheckedThrowingContinuation { continuation in
+                    let task = session.dataTask(with: url)
+                    delegate.start(task, continuation)
+                    task.resume()
+                }
+            },
+            stream: { path in
+                guard let url = URL(string: path, relativeTo: base) else { throw LoopbackError.badURL(path) }
+                return try await CountingDownload.run(url)
+            },
+            shutdown: { session.invalidateAndCancel() }
+        )
+    }
+
     private static func faraday(_ adapter: any Adapter, stack: BenchmarkStack, base: URL) -> Runner {
         // MIDDLEWARE=Cookies (a name of BenchmarkStack.namedSix) puts that one alone in the six's place.
         let alone = ProcessInfo.processInfo.environment["MIDDLEWARE"].map { name in
@@ -249,6 +280,43 @@ final class CountingDownload: NSObject, URLSessionDataDelegate, @unchecked Senda
             continuation?.resume(returning: received)
         }
         continuation = nil
+    }
+}
+
+/// A data delegate that collects each task's body and hands its length over at completion.
+final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // `@unchecked Sendable`: the transfers are touched only with the lock held.
+    private struct Transfer {
+        var received = 0
+        let continuation: CheckedContinuation<Int, any Error>
+    }
+    private let lock = NSLock()
+    private var transfers: [ObjectIdentifier: Transfer] = [:]
+
+    func start(_ task: URLSessionTask, _ continuation: CheckedContinuation<Int, any Error>) {
+        lock.withLock { transfers[ObjectIdentifier(task)] = Transfer(continuation: continuation) }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        lock.withLock { transfers[ObjectIdentifier(dataTask)]?.received += data.count }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let transfer = lock.withLock({ transfers.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
+        if let error {
+            transfer.continuation.resume(throwing: error)
+        } else {
+            transfer.continuation.resume(returning: transfer.received)
+        }
     }
 }
 
