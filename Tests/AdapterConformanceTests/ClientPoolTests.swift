@@ -26,7 +26,9 @@ import Testing
                         for try await env in connection.get(
                             "echo",
                             configure: { request in
-                                request.options.readTimeout = .milliseconds(Int.random(in: 5_000...60_000))
+                                // Distinct timeouts for distinct clients, none short enough for a
+                                // stall of the shared machine to trip (one of 5 s did, once).
+                                request.options.readTimeout = .milliseconds(Int.random(in: 30_000...90_000))
                                 if index % 2 == 0 { request.options.writeTimeout = .milliseconds(5_000 + index) }
                                 if streamed { request.options.streaming = .chunks }
                             }

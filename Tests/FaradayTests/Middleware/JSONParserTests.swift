@@ -113,11 +113,11 @@ import Testing
     /// falls in a word (at every offset of strings up to 40 bytes), by reading and by checking.
     @Test func aStopByteIsFoundAtEveryPlaceOfALongString() {
         // What goes in, and what comes of it: the string's value, or the offset of the error.
-        let cases: [(bytes: [UInt8], value: String?, errorOffset: (_ position: Int) -> Int)] = [
-            (Array(#"\n"#.utf8), "\n", { _ in -1 }),
-            ([0x7F], "\u{7F}", { _ in -1 }),
-            ([0xC3, 0xA9], "é", { _ in -1 }),
-            ([0x20], " ", { _ in -1 }),
+        let cases: [(bytes: [UInt8], value: String?, errorOffset: ((_ position: Int) -> Int)?)] = [
+            (Array(#"\n"#.utf8), "\n", nil),
+            ([0x7F], "\u{7F}", nil),
+            ([0xC3, 0xA9], "é", nil),
+            ([0x20], " ", nil),
             ([0x01], nil, { 1 + $0 }),  // the control character
             ([0x1F], nil, { 1 + $0 }),
             ([0xFF], nil, { _ in 1 }),  // not UTF-8: the string, from its first byte
@@ -141,7 +141,7 @@ import Testing
                     do { try JSONParser.validate(data) } catch { checkOffset = error.offset }
                     let place = "\(inserted) at \(position) of \(length)"
                     #expect(read == expected, "\(place)")
-                    #expect(readOffset == (value == nil ? errorOffset(position) : nil), "\(place)")
+                    #expect(readOffset == errorOffset?(position), "\(place)")
                     #expect(checkOffset == readOffset, "\(place)")
                 }
             }
@@ -164,6 +164,16 @@ import Testing
             let integerDigits = text.hasPrefix("0.") ? 1 : digits
             #expect((read != nil) == (integerDigits <= 308), "\(digits) digits: \(text.prefix(12))")
         }
+    }
+
+    /// A short number with an exponent is made even when only checked: out of range is found.
+    @Test(arguments: ["1e400", "-1e999", "1E+309", "1e-400", "1e308", "0.5e1"])
+    func shortNumbersWithAnExponentAreCheckedAsTheyAreRead(_ text: String) {
+        var (readError, checkError): (String?, String?) = (nil, nil)
+        do { _ = try JSONParser.parse(Data(text.utf8)) } catch { readError = error.description }
+        do { try JSONParser.validate(Data(text.utf8)) } catch { checkError = error.description }
+        #expect(checkError == readError)
+        #expect((readError != nil) == ["1e400", "-1e999", "1E+309"].contains(text))
     }
 
     struct Failure: Error {

@@ -156,9 +156,8 @@ enum JSONParser {
             let start = index
             var isASCII = true
             // The common case: no escapes, one validation of the bytes as they are.
+            skipPlainASCII()
             while index < bytes.count {
-                skipPlainASCII()
-                guard index < bytes.count else { break }
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
                     defer { index += 1 }
@@ -168,8 +167,10 @@ enum JSONParser {
                 }
                 if byte == UInt8(ascii: "\\") { break }
                 guard byte >= 0x20 else { throw Failure(.controlCharacter, at: index) }
-                if byte >= 0x80 { isASCII = false }
                 index += 1
+                // Eight at a time again after an ASCII byte; after a non-ASCII one, byte by byte
+                // (more of them are likely to follow).
+                if byte < 0x80 { skipPlainASCII() } else { isASCII = false }
             }
             var unescaped = Array(bytes[start..<index])
             while index < bytes.count {
@@ -189,27 +190,29 @@ enum JSONParser {
             throw Failure(.unterminatedString, at: start - 1)
         }
 
-        /// Skips eight bytes at a time while none of them may end or change a plain ASCII run
-        /// of a string: no quote, backslash, control character or byte from 0x80. The byte loop
-        /// reads whatever stops it.
+        /// Skips eight bytes at a time while none of them ends or changes a plain ASCII run of a
+        /// string: no quote, backslash, control character or byte from 0x80. The byte loop reads
+        /// whatever stops it.
         @inline(__always)
         private mutating func skipPlainASCII() {
-            while bytes.count - index >= 8 {
-                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                guard !Self.mayEndPlainRun(word) else { return }
+            while bytes.count - index >= 8,
+                !Self.hasStopByte(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            {
                 index += 8
             }
         }
 
-        /// Whether any byte of `word` is a quote, a backslash, below 0x20 or from 0x80 (exact:
-        /// the classic "has a zero byte" test, which has no false answer for the word as a whole).
-        private static func mayEndPlainRun(_ word: UInt64) -> Bool {
+        /// Whether any byte of `word` is a quote, a backslash, below 0x20 or from 0x80, in either
+        /// byte order. The tests are the classic "has a byte below n" (n = 1 after an XOR, for
+        /// "equals"; n = 0x20), exact for the word as a whole: a borrow can only flag a byte
+        /// above one that truly matches.
+        private static func hasStopByte(_ word: UInt64) -> Bool {
             let ones: UInt64 = 0x0101_0101_0101_0101
             let highBits: UInt64 = 0x8080_8080_8080_8080
-            func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highBits != 0 }
-            let below0x20 = (word &- ones &* 0x20) & ~word & highBits != 0
-            return below0x20 || word & highBits != 0 || hasZeroByte(word ^ (ones &* 0x22))
-                || hasZeroByte(word ^ (ones &* 0x5C))
+            func hasByte(below n: UInt64, in value: UInt64) -> Bool { (value &- ones &* n) & ~value & highBits != 0 }
+            return word & highBits != 0 || hasByte(below: 0x20, in: word)
+                || hasByte(below: 1, in: word ^ (ones &* 0x22))
+                || hasByte(below: 1, in: word ^ (ones &* 0x5C))
         }
 
         private func text(_ utf8: UnsafeRawBufferPointer, at start: Int) throws(Failure) -> String {
@@ -294,8 +297,8 @@ enum JSONParser {
                 guard try digits() > 0 else { throw Failure(.invalidNumber, at: start) }
                 isWhole = false
             }
-            // Checking only: a number without an exponent and with fewer than 309 digits is a
-            // finite `Double` at worst, so the value need not be made.
+            // Checking only: without an exponent, a number of at most 300 characters is a finite
+            // `Double` at worst (infinity takes 309 digits before the point): no value is made.
             if !building, !hasExponent, index - start <= 300 { return .null }
             let text = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
             if isWhole, let whole = Self.integer(text, isNegative: isNegative) { return .int(whole) }
