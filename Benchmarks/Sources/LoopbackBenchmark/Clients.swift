@@ -193,7 +193,8 @@ struct Runner: Sendable {
     /// URLSession through a data delegate on a serial operation queue, as URLSessionAdapter uses
     /// it (an experiment: on Linux each response, body part and completion is an operation on the
     /// delegate queue, where `data(from:)` completes inline with none). `UNDERLYING=1` runs the
-    /// operation queue on a serial dispatch queue of its own.
+    /// operation queue on a serial dispatch queue of its own; `INLINE=1` uses `data(for:delegate:)`
+    /// with a task delegate instead (the response through the delegate, the body whole at the end).
     private static func rawURLSessionDelegate(base: URL) -> Runner {
         let delegate = CollectingDelegate()
         let queue = OperationQueue()
@@ -201,9 +202,11 @@ struct Runner: Sendable {
         let underlying = DispatchQueue(label: "delegate")  // the operation queue keeps it
         if ProcessInfo.processInfo.environment["UNDERLYING"] != nil { queue.underlyingQueue = underlying }
         let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: queue)
+        let inline = ProcessInfo.processInfo.environment["INLINE"] != nil
         return Runner(
             get: { path in
                 guard let url = URL(string: path, relativeTo: base) else { throw LoopbackError.badURL(path) }
+                if inline { return try await session.data(for: URLRequest(url: url), delegate: delegate).0.count }
                 return try await withCheckedThrowingContinuation { continuation in
                     let task = session.dataTask(with: url)
                     delegate.start(task, continuation)
