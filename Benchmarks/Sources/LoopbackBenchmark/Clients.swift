@@ -23,6 +23,7 @@ enum Client: String, CaseIterable, Sendable {
     case faradayAsyncHTTPClientSixOnLoop
     case rawURLSession
     case rawURLSessionDelegate
+    case urlSessionAdapterAlone
     case faradayURLSessionEmpty
     case faradayURLSessionSix
 
@@ -49,6 +50,7 @@ enum Client: String, CaseIterable, Sendable {
             "Faraday, 6 middleware, AsyncHTTPClientAdapter, tasks preferring an event loop"
         case .rawURLSession: "URLSession (raw)"
         case .rawURLSessionDelegate: "URLSession, data delegate (raw)"
+        case .urlSessionAdapterAlone: "URLSessionAdapter called directly, no connection or stack"
         case .faradayURLSessionEmpty: "Faraday, empty stack, URLSessionAdapter"
         case .faradayURLSessionSix: "Faraday, 6 middleware, URLSessionAdapter"
         }
@@ -61,7 +63,9 @@ enum Client: String, CaseIterable, Sendable {
             .rawAsyncHTTPClientOnLoop, .rawAsyncHTTPClientChild, .faradayAsyncHTTPClientEmptyOnLoop,
             .rawAsyncHTTPClientDelegateChild, .faradayAsyncHTTPClientEmptyChild, .faradayAsyncHTTPClientSixOnLoop:
             .rawAsyncHTTPClient
-        case .rawURLSession, .rawURLSessionDelegate, .faradayURLSessionEmpty, .faradayURLSessionSix: .rawURLSession
+        case .rawURLSession, .rawURLSessionDelegate, .urlSessionAdapterAlone, .faradayURLSessionEmpty,
+            .faradayURLSessionSix:
+            .rawURLSession
         }
     }
 }
@@ -89,6 +93,7 @@ struct Runner: Sendable {
         case .rawAsyncHTTPClientDelegate: rawAsyncHTTPClientDelegate(base: base)
         case .rawURLSession: rawURLSession(base: base)
         case .rawURLSessionDelegate: rawURLSessionDelegate(base: base)
+        case .urlSessionAdapterAlone: adapterAlone(URLSessionAdapter(), base: base)
         case .faradayAsyncHTTPClientEmpty: faraday(asyncHTTPClientAdapter(), stack: .empty, base: base)
         case .faradayAsyncHTTPClientSix: faraday(asyncHTTPClientAdapter(), stack: .six, base: base)
         case .faradayURLSessionEmpty: faraday(URLSessionAdapter(), stack: .empty, base: base)
@@ -194,14 +199,26 @@ struct Runner: Sendable {
     /// it (an experiment: on Linux each response, body part and completion is an operation on the
     /// delegate queue, where `data(from:)` completes inline with none). `UNDERLYING=1` runs the
     /// operation queue on a serial dispatch queue of its own; `INLINE=1` uses `data(for:delegate:)`
-    /// with a task delegate instead (the response through the delegate, the body whole at the end).
+    /// with a task delegate instead (the response through the delegate, the body whole at the end);
+    /// `STATELESS=cookies+cache+policy+credentials` (any of the four) turns off the stores the
+    /// adapter turns off.
     private static func rawURLSessionDelegate(base: URL) -> Runner {
         let delegate = CollectingDelegate()
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         let underlying = DispatchQueue(label: "delegate")  // the operation queue keeps it
         if ProcessInfo.processInfo.environment["UNDERLYING"] != nil { queue.underlyingQueue = underlying }
-        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: queue)
+        let configuration = URLSessionConfiguration.ephemeral
+        let stateless = ProcessInfo.processInfo.environment["STATELESS"] ?? ""
+        if stateless.contains("cookies") {
+            configuration.httpCookieStorage = nil
+            configuration.httpShouldSetCookies = false
+            configuration.httpCookieAcceptPolicy = .never
+        }
+        if stateless.contains("cache") { configuration.urlCache = nil }
+        if stateless.contains("policy") { configuration.requestCachePolicy = .reloadIgnoringLocalCacheData }
+        if stateless.contains("credentials") { configuration.urlCredentialStorage = nil }
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
         let inline = ProcessInfo.processInfo.environment["INLINE"] != nil
         return Runner(
             get: { path in
@@ -218,6 +235,20 @@ struct Runner: Sendable {
                 return try await CountingDownload.run(url)
             },
             shutdown: { session.invalidateAndCancel() }
+        )
+    }
+
+    /// An adapter called directly with an env, no connection, stack or response handle (an
+    /// experiment: what the adapter costs by itself).
+    private static func adapterAlone(_ adapter: any Adapter, base: URL) -> Runner {
+        Runner(
+            get: { path in
+                guard let url = URL(string: path, relativeTo: base) else { throw LoopbackError.badURL(path) }
+                let completions = try await adapter.call(Env(request: Request(method: .get, url: url)))
+                return completions.head.response?.body.count ?? 0
+            },
+            stream: { _ in throw LoopbackError.usage },
+            shutdown: {}
         )
     }
 
