@@ -327,8 +327,15 @@ final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sen
     private let lock = NSLock()
     private var transfers: [ObjectIdentifier: Transfer] = [:]
 
+    /// `body` with the lock held (NSLock's `withLock` needs macOS 14).
+    private func locked<Result>(_ body: () -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
     func start(_ task: URLSessionTask, _ continuation: CheckedContinuation<Int, any Error>) {
-        lock.withLock { transfers[ObjectIdentifier(task)] = Transfer(continuation: continuation) }
+        locked { transfers[ObjectIdentifier(task)] = Transfer(continuation: continuation) }
     }
 
     func urlSession(
@@ -341,11 +348,11 @@ final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sen
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        lock.withLock { transfers[ObjectIdentifier(dataTask)]?.received += data.count }
+        locked { transfers[ObjectIdentifier(dataTask)]?.received += data.count }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let transfer = lock.withLock({ transfers.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
+        guard let transfer = locked({ transfers.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
         if let error {
             transfer.continuation.resume(throwing: error)
         } else {
