@@ -9,25 +9,36 @@ happened (issue 22, sixth session: URLSession at 64 in flight).
 
 The last argument divides the counts (3,000 GETs plus the 500 of the warm-up).
 """
-import sys, collections, re, subprocess
-txt = open(sys.argv[1]).read().split("\n\n")
-state = sys.argv[2]  # S or R
+import collections
+import subprocess
+import sys
+
+blocks = open(sys.argv[1]).read().split("\n\n")
+state = sys.argv[2]  # S (voluntary) or R (preempted)
 depth = int(sys.argv[3]) if len(sys.argv) > 3 else 4
-c = collections.Counter(); syms=set(); recs=[]
-for b in txt:
-    lines = b.strip().split("\n")
-    if not lines or "prev_state=" + state not in lines[0]: continue
-    comm = lines[0].split()[0]
+requests = float(sys.argv[4]) if len(sys.argv) > 4 else 1
+
+records, symbols = [], set()
+for block in blocks:
+    lines = block.strip().split("\n")
+    if not lines or "prev_state=" + state not in lines[0]:
+        continue
     frames = []
-    for l in lines[1:]:
-        p = l.strip().split(None, 1)
-        if len(p) == 2 and not p[0].startswith("ffffffff") and p[1] != "[unknown]":
-            frames.append(p[1])
-    recs.append((comm, frames[:depth])); syms.update(frames[:depth])
-syms=list(syms)
-dem=subprocess.run(["swift-demangle","--simplified"],input="\n".join(syms),capture_output=True,text=True).stdout.split("\n")
-d=dict(zip(syms,dem))
-for comm, fr in recs:
-    c[(comm, " < ".join(d.get(f,f)[:60] for f in fr))] += 1
-n = float(sys.argv[4]) if len(sys.argv) > 4 else 1
-for k, v in c.most_common(25): print(f"{v/n:6.2f}  {k[0]:12s} {k[1]}")
+    for line in lines[1:]:
+        parts = line.strip().split(None, 1)
+        # user-space frames only: kernel addresses start with ffffffff
+        if len(parts) == 2 and not parts[0].startswith("ffffffff") and parts[1] != "[unknown]":
+            frames.append(parts[1])
+    records.append((lines[0].split()[0], frames[:depth]))
+    symbols.update(frames[:depth])
+
+symbols = list(symbols)
+demangled = subprocess.run(
+    ["swift-demangle", "--simplified"], input="\n".join(symbols), capture_output=True, text=True
+).stdout.split("\n")
+names = dict(zip(symbols, demangled))
+counts = collections.Counter(
+    (thread, " < ".join(names.get(frame, frame)[:60] for frame in frames)) for thread, frames in records
+)
+for (thread, stack), count in counts.most_common(25):
+    print(f"{count / requests:6.2f}  {thread:12s} {stack}")

@@ -187,12 +187,18 @@ struct Runner: Sendable {
                 guard let url = URL(string: path, relativeTo: base) else { throw LoopbackError.badURL(path) }
                 return try await session.data(from: url).0.count
             },
-            stream: { path in
-                guard let url = URL(string: path, relativeTo: base) else { throw LoopbackError.badURL(path) }
-                return try await CountingDownload.run(url)
-            },
+            stream: downloadThroughADelegate(base: base),
             shutdown: { session.invalidateAndCancel() }
         )
+    }
+
+    /// Raw URLSession's streamed download: a data delegate that counts the bytes (Linux has no
+    /// `bytes(for:)`).
+    private static func downloadThroughADelegate(base: URL) -> @Sendable (String) async throws -> Int {
+        { path in
+            guard let url = URL(string: path, relativeTo: base) else { throw LoopbackError.badURL(path) }
+            return try await CollectingDelegate.download(url)
+        }
     }
 
     /// URLSession through a data delegate on a serial operation queue, as URLSessionAdapter uses
@@ -224,16 +230,9 @@ struct Runner: Sendable {
             get: { path in
                 guard let url = URL(string: path, relativeTo: base) else { throw LoopbackError.badURL(path) }
                 if inline { return try await session.data(for: URLRequest(url: url), delegate: delegate).0.count }
-                return try await withCheckedThrowingContinuation { continuation in
-                    let task = session.dataTask(with: url)
-                    delegate.start(task, continuation)
-                    task.resume()
-                }
+                return try await delegate.run(session.dataTask(with: url))
             },
-            stream: { path in
-                guard let url = URL(string: path, relativeTo: base) else { throw LoopbackError.badURL(path) }
-                return try await CountingDownload.run(url)
-            },
+            stream: downloadThroughADelegate(base: base),
             shutdown: { session.invalidateAndCancel() }
         )
     }
@@ -283,41 +282,8 @@ struct Runner: Sendable {
     }
 }
 
-/// A raw URLSession download through a data delegate that counts the bytes and keeps none.
-final class CountingDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // Touched only on the session's serial delegate queue, then read once the task completes.
-    private var received = 0
-    private var continuation: CheckedContinuation<Int, any Error>?
-
-    static func run(_ url: URL) async throws -> Int {
-        let delegate = CountingDownload()
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: queue)
-        defer { session.finishTasksAndInvalidate() }
-        return try await withCheckedThrowingContinuation { continuation in
-            queue.addOperation {
-                delegate.continuation = continuation
-                session.dataTask(with: url).resume()
-            }
-        }
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        received += data.count
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        if let error {
-            continuation?.resume(throwing: error)
-        } else {
-            continuation?.resume(returning: received)
-        }
-        continuation = nil
-    }
-}
-
-/// A data delegate that collects each task's body and hands its length over at completion.
+/// A data delegate that counts each task's body, keeps none of it, and hands the count over at
+/// completion: raw URLSession's streamed download, and the `rawURLSessionDelegate` experiment.
 final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // `@unchecked Sendable`: the transfers are touched only with the lock held.
     private struct Transfer {
@@ -334,8 +300,22 @@ final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sen
         return body()
     }
 
-    func start(_ task: URLSessionTask, _ continuation: CheckedContinuation<Int, any Error>) {
-        locked { transfers[ObjectIdentifier(task)] = Transfer(continuation: continuation) }
+    /// A download of `url` on a session of its own, its delegate calls on a serial queue.
+    static func download(_ url: URL) async throws -> Int {
+        let delegate = CollectingDelegate()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: queue)
+        defer { session.finishTasksAndInvalidate() }
+        return try await delegate.run(session.dataTask(with: url))
+    }
+
+    /// Starts `task` and returns its body's length when it completes.
+    func run(_ task: URLSessionTask) async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
+            locked { transfers[ObjectIdentifier(task)] = Transfer(continuation: continuation) }
+            task.resume()
+        }
     }
 
     func urlSession(
