@@ -5,9 +5,33 @@ import HTTPTypes
 import FoundationNetworking
 #endif
 
-// What URLSession hands over, as Faraday's types: the status, the fields (with what the platform
-// decoded said), and its errors as `FaradayError` codes.
+// What URLSession is handed, and what it hands over as Faraday's types: the request's fields, the
+// status, the response's fields (with what the platform decoded said), and its errors as
+// `FaradayError` codes.
 extension URLSessionAdapter {
+    /// The request's fields as one `URLRequest` dictionary, set at once (each `addValue` copies
+    /// the dictionary and capitalizes the name): a repeated name's values joined with "," as
+    /// `addValue` joins them, the cookies with "; " (`forEachJoiningCookies`), each name as the
+    /// request spells it first, and `Accept-Encoding: identity` unless the request names an
+    /// encoding (URLSession would otherwise ask for, and decode, gzip, deflate, br and zstd on its
+    /// own). HTTPTypes has already made every value legal, which `addValue` checks.
+    static func headerFields(_ headers: HTTPFields) -> [String: String] {
+        var fields: [String: String] = [:]
+        var spellings: [String: String] = [:]  // a lowercased name → the key it is stored under
+        fields.reserveCapacity(headers.count + 1)
+        headers.forEachJoiningCookies { field in
+            let name = field.name.canonicalName
+            if let key = spellings[name], let earlier = fields[key] {
+                fields[key] = earlier + "," + field.value
+            } else {
+                spellings[name] = field.name.rawName
+                fields[field.name.rawName] = field.value
+            }
+        }
+        if spellings[HTTPField.Name.acceptEncoding.canonicalName] == nil { fields["Accept-Encoding"] = "identity" }
+        return fields
+    }
+
     /// The status; a code outside 100...999 becomes 999 "Invalid".
     static func status(_ response: HTTPURLResponse) -> HTTPResponse.Status {
         let code = response.statusCode

@@ -121,15 +121,10 @@ public final class URLSessionAdapter: Adapter {
         try env.cancellation.check()
 
         var urlRequest = URLRequest(url: request.url)
-        urlRequest.httpMethod = request.method.rawValue
+        if request.method != .get { urlRequest.httpMethod = request.method.rawValue }  // GET is its default
         // The bridge enforces the read timeout; URLSession's own one only as a backstop.
         if let readTimeout = options.readTimeout { urlRequest.timeoutInterval = max(60, readTimeout.timeInterval + 1) }
-        request.headers.forEachJoiningCookies { urlRequest.addValue($0.value, forHTTPHeaderField: $0.name.rawName) }
-        // Ask for the body as it is unless a middleware asks for more: URLSession would otherwise
-        // ask for (and decode) gzip, deflate, br and zstd on its own.
-        if !request.headers.contains(.acceptEncoding) {
-            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-        }
+        urlRequest.allHTTPHeaderFields = Self.headerFields(request.headers)
 
         let streams = options.streaming != nil
         let task: URLSessionTask
