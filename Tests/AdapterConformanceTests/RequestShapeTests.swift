@@ -62,9 +62,18 @@ extension AdapterConformance {
                 headers.append(HTTPField(name: HTTPField.Name("X-Tag")!, value: "a"))
                 headers.append(HTTPField(name: HTTPField.Name("x-tag")!, value: "b"))
                 headers.append(HTTPField(name: HTTPField.Name("X-Mixed-Case")!, value: "Value"))
+                headers.append(HTTPField(name: HTTPField.Name("x-spelled-lower")!, value: "v"))
                 let echo = try await connection.get("echo", headers: headers).echo
                 #expect(echo.values("x-tag") == ["a", "b"])
                 #expect(echo.values("X-MIXED-CASE") == ["Value"])
+                // A name goes out as the request spells it (names are case-insensitive; Apple's
+                // URLSession may spell them its own way).
+                #if canImport(FoundationNetworking)
+                let spelledAsSent = true
+                #else
+                let spelledAsSent = kind == .asyncHTTPClient
+                #endif
+                if spelledAsSent { #expect(echo.headers.contains { $0.first == "x-spelled-lower" }, "\(echo.headers)") }
 
                 let env = try await connection.get("headers").value
                 let multi = env.responseHeaders[values: HTTPField.Name("x-multi")!]

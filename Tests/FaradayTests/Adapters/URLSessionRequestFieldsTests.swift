@@ -33,6 +33,18 @@ import Testing
         #expect(joined == ["Cookie": "a=1; b=2", "Accept": "*/*", "Accept-Encoding": "identity"])
     }
 
+    @Test func cookiesWhateverTheirSpellingGoOutAsOneCookieField() throws {
+        #expect(
+            try fields([("cookie", "a=1"), ("Cookie", "b=2")]) == ["Cookie": "a=1; b=2", "Accept-Encoding": "identity"]
+        )
+    }
+
+    @Test func emptyValuesAreKept() throws {
+        #expect(try fields([("X-Empty", ""), ("x-empty", "")]) == ["X-Empty": ",", "Accept-Encoding": "identity"])
+        // An empty Accept-Encoding still names the encodings the request accepts: no identity added.
+        #expect(try fields([("Accept-Encoding", "")]) == ["Accept-Encoding": ""])
+    }
+
     @Test func anAcceptEncodingTheRequestNamesIsKeptWhateverItsCase() throws {
         #expect(try fields([("accept-encoding", "br")]) == ["accept-encoding": "br"])
         #expect(try fields([("Accept-Encoding", "gzip"), ("accept-encoding", "br")]) == ["Accept-Encoding": "gzip,br"])

@@ -9,26 +9,27 @@ import FoundationNetworking
 // status, the response's fields (with what the platform decoded said), and its errors as
 // `FaradayError` codes.
 extension URLSessionAdapter {
-    /// The request's fields as one `URLRequest` dictionary, set at once (each `addValue` copies
-    /// the dictionary and capitalizes the name): a repeated name's values joined with "," as
-    /// `addValue` joins them, the cookies with "; " (`forEachJoiningCookies`), each name as the
-    /// request spells it first, and `Accept-Encoding: identity` unless the request names an
-    /// encoding (URLSession would otherwise ask for, and decode, gzip, deflate, br and zstd on its
-    /// own). HTTPTypes has already made every value legal, which `addValue` checks.
+    /// The request's fields as one `URLRequest` dictionary, set at once (on Linux each `addValue`
+    /// copies the dictionary and capitalizes the name): a repeated name's values joined with ","
+    /// as `addValue` joins them, under the name as the request first spells it; the cookies joined
+    /// into one `Cookie` field with "; " (`forEachJoiningCookies`); and `Accept-Encoding: identity`
+    /// unless the request names an encoding (URLSession would otherwise ask for, and decode, gzip,
+    /// deflate, br and zstd on its own). HTTPTypes has already made every value legal, which is
+    /// what `addValue` checks.
     static func headerFields(_ headers: HTTPFields) -> [String: String] {
         var fields: [String: String] = [:]
-        var spellings: [String: String] = [:]  // a lowercased name → the key it is stored under
+        var keys: [String: String] = [:]  // a name's canonical form → the key its values are under
         fields.reserveCapacity(headers.count + 1)
         headers.forEachJoiningCookies { field in
             let name = field.name.canonicalName
-            if let key = spellings[name], let earlier = fields[key] {
-                fields[key] = earlier + "," + field.value
+            if let key = keys[name] {
+                fields[key, default: ""] += "," + field.value
             } else {
-                spellings[name] = field.name.rawName
+                keys[name] = field.name.rawName
                 fields[field.name.rawName] = field.value
             }
         }
-        if spellings[HTTPField.Name.acceptEncoding.canonicalName] == nil { fields["Accept-Encoding"] = "identity" }
+        if keys[HTTPField.Name.acceptEncoding.canonicalName] == nil { fields["Accept-Encoding"] = "identity" }
         return fields
     }
 
