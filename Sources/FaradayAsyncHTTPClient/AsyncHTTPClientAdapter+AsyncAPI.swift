@@ -23,7 +23,7 @@ extension AsyncHTTPClientAdapter {
         clientRequest.headers = Self.headers(of: request)
         clientRequest.tlsConfiguration = try Self.tlsConfiguration(
             request.options.tls,
-            base: configuration.tlsConfiguration
+            base: tlsBase
         )
         let logger = Self.clientLogger(env.logger)
         let limit = request.options.maxBufferedBodySize

@@ -3,6 +3,7 @@ import Faraday
 import Foundation
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Tracing
 
 // The HTTPClient of a request: its key (timeouts, pinning, proxy) and its configuration.
@@ -45,7 +46,7 @@ extension AsyncHTTPClientAdapter {
 
     func makeClient(_ key: ClientKey, verifier: ConnectionPinVerifier?) -> HTTPClient {
         var clientConfiguration = HTTPClient.Configuration(
-            tlsConfiguration: configuration.tlsConfiguration,
+            tlsConfiguration: tlsBase ?? Self.raisingMinimumVersion(.makeClientConfiguration(), to: .v1_2),
             redirectConfiguration: .disallow,
             timeout: Self.clientTimeout(key),
             connectionPool: .init(idleTimeout: .init(configuration.idleTimeout)),

@@ -40,17 +40,35 @@ extension AsyncHTTPClientAdapter {
                 underlying: error
             )
         }
-        tls.minimumTLSVersion =
-            switch options.minimumVersion {
-            case .v1_2: .tlsv12
-            case .v1_3: .tlsv13
-            }
+        tls = raisingMinimumVersion(tls, to: options.minimumVersion)
         tls.certificateVerification =
             switch options.verification {
             case .full: .fullVerification
             case .skipHostnameCheck: .noHostnameVerification
             case .insecureNoVerification: .none
             }
+        return tls
+    }
+}
+
+extension AsyncHTTPClientAdapter {
+    /// `tls` accepting no protocol version below `minimum` (a higher minimum it has is kept).
+    static func raisingMinimumVersion(_ tls: TLSConfiguration, to minimum: TLSProtocolVersion) -> TLSConfiguration {
+        func rank(_ version: TLSVersion) -> Int {
+            switch version {
+            case .tlsv1: 10
+            case .tlsv11: 11
+            case .tlsv12: 12
+            case .tlsv13: 13
+            }
+        }
+        let wanted: TLSVersion =
+            switch minimum {
+            case .v1_2: .tlsv12
+            case .v1_3: .tlsv13
+            }
+        var tls = tls
+        if rank(tls.minimumTLSVersion) < rank(wanted) { tls.minimumTLSVersion = wanted }
         return tls
     }
 }

@@ -34,11 +34,15 @@ public final class AsyncHTTPClientAdapter: Adapter {
     public struct Configuration: Sendable {
         /// The connect timeout when a request sets no `openTimeout`.
         public var connectTimeout: Duration = .seconds(10)
-        /// The read timeout when a request sets no `readTimeout` (`nil`: none).
-        public var readTimeout: Duration?
+        /// The read timeout when a request sets no `readTimeout`: `RequestOptions.defaultReadTimeout`
+        /// (60 s, as URLSession) unless changed; `nil`: none, so a silent server holds a call until
+        /// its task is cancelled.
+        public var readTimeout: Duration? = RequestOptions.defaultReadTimeout
         /// The write timeout when a request sets no `writeTimeout` (`nil`: none).
         public var writeTimeout: Duration?
-        /// NIOSSL settings for every request; a request's `RequestOptions.tls` apply on top.
+        /// NIOSSL settings for every request; a request's `RequestOptions.tls` apply on top. Its
+        /// lowest protocol version is raised to TLS 1.2 (NIOSSL's own default is TLS 1.0), as
+        /// ``TLSOptions`` promise; a higher one is kept.
         public var tlsConfiguration: TLSConfiguration?
         /// Which HTTP versions to speak (HTTP/2 is negotiated over TLS with ALPN by `.automatic`).
         public var httpVersion: HTTPClient.Configuration.HTTPVersion = .automatic
@@ -92,12 +96,15 @@ public final class AsyncHTTPClientAdapter: Adapter {
 
     /// The configuration the adapter was made with.
     public let configuration: Configuration
+    /// The configuration's NIOSSL settings with TLS 1.2 at the least, for clients and requests.
+    let tlsBase: TLSConfiguration?
     let eventLoopGroup: any EventLoopGroup
     private let state = Locked(State())
 
     /// Creates an adapter; its clients run on NIO's shared event loop group.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        self.tlsBase = configuration.tlsConfiguration.map { Self.raisingMinimumVersion($0, to: .v1_2) }
         self.eventLoopGroup = MultiThreadedEventLoopGroup.singleton
     }
 
@@ -197,7 +204,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
         )
         clientRequest.tlsConfiguration = try Self.tlsConfiguration(
             request.options.tls,
-            base: configuration.tlsConfiguration
+            base: tlsBase
         )
         let streams = request.options.streaming != nil
         let delegate = ResponseDelegate(streams: streams, request: request, progress: env.progress)

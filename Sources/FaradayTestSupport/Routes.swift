@@ -10,6 +10,7 @@ enum Next { case keepAlive, close }
 /// - `/download/<size>`: a file with ranges, validators and cuts (see `DownloadRoutes`).
 /// - `/echo` (any method): JSON with the method, URI, path, query, headers in order, body and its
 ///   length; for HEAD, the headers as JSON in the `X-Received-Headers` response header.
+/// - `/echo?next=URL`: the same, with `Link: <URL>; rel="next"` (a page of a collection).
 /// - `/echo/body`: the request body back, verbatim; `/echo/<anything else>` as `/echo`.
 /// - `/upload`: counts a streamed body without keeping it: `{"bytes":N,"fnv1a":H}`.
 /// - `/multipart`: reads a `multipart/form-data` body as it streams and answers a summary of its
@@ -267,6 +268,8 @@ enum Routes {
         )
         let json = try JSONEncoder().encode(reply)
         var headers = [("content-type", "application/json")]
+        // `?next=URL`: a page of a collection, linking to the next as GitHub's API does.
+        if let next = request.query["next"] { headers.append(("link", "<\(next)>; rel=\"next\"")) }
         if request.head.method == .HEAD {
             // The headers again as a response header: the answer to a HEAD request has no body.
             headers.append(

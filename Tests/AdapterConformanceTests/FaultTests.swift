@@ -178,6 +178,24 @@ extension AdapterConformance {
             try await silent.shutdown()
         }
 
+        /// A server that accepts and then sends nothing does not hold a call forever: with no
+        /// `readTimeout` set, both adapters give up after ``RequestOptions/defaultReadTimeout``
+        /// (60 s) with `readTimeout`. (This test waits those 60 s, alongside the rest of the suite;
+        /// before the default, AsyncHTTPClientAdapter waited until the suite's time limit.)
+        @Test(arguments: AdapterKind.allCases)
+        func aSilentServerFailsACallAfterTheDefaultReadTimeout(_ kind: AdapterKind) async throws {
+            let silent = try await SilentServer.start()
+            let adapter = try kind.makeAdapter()
+            let connection = try Connection(url: "http://127.0.0.1:\(silent.port)") { $0.adapter = adapter }
+            await #expect {
+                try await connection.get("x").value
+            } throws: { error in
+                isFaradayError(error, .readTimeout)
+            }
+            try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
+            try await silent.shutdown()
+        }
+
         @Test func anUploadNobodyReadsHitsTheWriteTimeout() async throws {
             let silent = try await SilentServer.start()
             let adapter = try AdapterKind.asyncHTTPClient.makeAdapter()

@@ -289,6 +289,43 @@ extension AdapterConformance {
             }
         }
 
+        /// TLS 1.2 at the least by default (TLSOptions' promise): a server that speaks no more than
+        /// TLS 1.1 is refused, whether the CA is trusted through the request's options or through
+        /// the adapter's own NIOSSL configuration (whose NIOSSL default was TLS 1.0), and an explicit
+        /// `.v1_2` means the same. (URLSessionAdapter on Linux takes no TLS options, so no test CA:
+        /// its minimum is libcurl's and OpenSSL's, TLS 1.2 on Debian; see the Adapters article.)
+        @Test(arguments: [TLSProtocolVersion?.none, .v1_2])
+        func aServerLimitedToTLS11IsRefusedByDefault(_ minimum: TLSProtocolVersion?) async throws {
+            let kind = AdapterKind.asyncHTTPClient
+            let certificates = try TestCertificates.generate()
+            var tls = TLSOptions(trustRoots: [try TLSCertificate(pem: certificates.caPEM)])
+            if let minimum { tls.minimumVersion = minimum }
+            try await withPinnedConnection(kind, server: certificates, tls: tls, maximumTLSVersion: .tlsv11) {
+                connection,
+                server in
+                await #expect { try await connection.get("echo").value } throws: { error in
+                    isFaradayError(error, .tlsFailure, .connectionFailed)
+                }
+                #expect(server.requestsReceived == 0)
+            }
+            let server = try await TestServer.start(tls: certificates, maximumTLSVersion: .tlsv11)
+            let adapter = try kind.makeAdapter(trusting: certificates)
+            var options = RequestOptions()
+            if let minimum { options.tls.minimumVersion = minimum }
+            let connection = try Connection(url: server.baseURL.absoluteString, options: options) { $0.adapter = adapter }
+            await #expect { try await connection.get("echo").value } throws: { error in
+                isFaradayError(error, .tlsFailure, .connectionFailed)
+            }
+            #expect(server.requestsReceived == 0)
+            // The same adapter and server at TLS 1.2 talk.
+            let modern = try await TestServer.start(tls: certificates, maximumTLSVersion: .tlsv12)
+            let answer = try await connection.get(modern.baseURL.appendingPathComponent("echo").absoluteString).value
+            #expect(answer.response?.status == .ok)
+            try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
+            try await server.shutdown()
+            try await modern.shutdown()
+        }
+
         @Test func trustIsOnlyEverDisabledByName() async throws {
             let certificates = try TestCertificates.generate()
             // Neither the system roots nor an unrelated CA trust the server.

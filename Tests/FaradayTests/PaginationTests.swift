@@ -118,6 +118,25 @@ import Testing
         #expect(error?.code == .invalidResponse)
     }
 
+    @Test func aLinkFromHTTPSToHTTPIsRefused() async throws {
+        let (stubs, seen) = pages(third: "http://api.example.com/v1/items?page=3")
+        let connection = try makeConnection(adapter: stubs)
+        var count = 0
+        let error = await #expect(throws: FaradayError.self) {
+            for try await _ in connection.pages("items?page=1", headers: [.authorization: "Bearer call"]) { count += 1 }
+        }
+        #expect(error?.code == .insecureRedirect)
+        #expect(count == 1, "the page that named the http link is not handed out")
+        #expect(seen.withLock { $0 } == ["1 Bearer call", "2 Bearer call"])
+    }
+
+    @Test func theCallsOwnCredentialsStayOnTheFirstPagesOrigin() async throws {
+        let (stubs, seen) = pages(third: "https://evil.example/v1/items?page=3")
+        let connection = try makeConnection(adapter: stubs)
+        for try await _ in connection.pages("items?page=1", headers: [.authorization: "Bearer call"]) {}
+        #expect(seen.withLock { $0 } == ["1 Bearer call", "2 Bearer call", "3 none"])
+    }
+
     @Test func typedEndpointsPageTooDecodedAndAuthenticated() async throws {
         let (stubs, seen) = pages()
         let api = API(connection: try makeConnection(adapter: stubs))

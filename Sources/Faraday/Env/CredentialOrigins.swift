@@ -47,6 +47,15 @@ extension Request {
     }
 }
 
+extension HTTPFields {
+    /// These fields without those that carry credentials (the names ``Redaction/credentialHeaders``
+    /// lists, whatever their case): what a request to a URL a server named may keep of the
+    /// caller's own headers.
+    var withoutCredentials: HTTPFields {
+        HTTPFields(filter { !Redaction.matches($0.name.rawName, Redaction.credentialHeaders) })
+    }
+}
+
 /// An origin as RFC 6454 defines it: scheme, host and port, compared after lowercasing, with the
 /// scheme's default port filled in. `example.com.` and `example.com` are different origins, as
 /// browsers hold: credentials fail closed.

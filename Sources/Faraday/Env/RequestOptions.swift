@@ -18,7 +18,11 @@ public struct RequestOptions: Sendable {
         get { box.value.openTimeout }
         set { values.openTimeout = newValue }
     }
-    /// The longest wait for the next bytes of the response. `nil`: the adapter's default.
+    /// The longest wait for the next bytes of the response, buffered or streamed. `nil`: the
+    /// adapter's default, ``defaultReadTimeout`` on both built-in adapters, so a server that
+    /// accepts and then sends nothing never holds a call forever. A stream that may stay silent
+    /// longer (a download from a slow origin, events without heartbeats) sets a longer one; a
+    /// stream's wait between frames is ``Streaming/idleTimeout``.
     public var readTimeout: Duration? {
         get { box.value.readTimeout }
         set { values.readTimeout = newValue }
@@ -28,6 +32,12 @@ public struct RequestOptions: Sendable {
         get { box.value.writeTimeout }
         set { values.writeTimeout = newValue }
     }
+    /// The read timeout of a call that sets none: 60 seconds, URLSession's own default (OkHttp
+    /// waits 10 s, curl and AsyncHTTPClient forever). ``URLSessionAdapter`` takes it from its
+    /// session's `timeoutIntervalForRequest`, `AsyncHTTPClientAdapter` from its configuration's
+    /// `readTimeout`; both are this by default.
+    public static let defaultReadTimeout: Duration = .seconds(60)
+
     /// How ``Request/params`` are written to and read from the query.
     public var paramsEncoder: any ParamsEncoder {
         get { box.value.paramsEncoder }

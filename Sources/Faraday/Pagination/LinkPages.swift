@@ -10,24 +10,39 @@ import HTTPTypes
 /// }
 /// ```
 ///
-/// A `next` link is the server's word: it is followed under the connection's credential rule
-/// (``RequestOptions/credentialOrigins``), so a link to another origin is followed without
-/// credentials, and on a connection without a base URL the pages stay bound to the origin of the
-/// first request. A link back to a page already seen fails with
-/// ``FaradayError/Code/invalidResponse`` rather than loop.
+/// A `next` link is the server's word, so credentials follow it only where they were first sent,
+/// as ``FollowRedirects`` holds for a `Location`:
+/// - the connection's credentials (default headers and parameters, ``Authorization``, an
+///   endpoint's authentication) under the connection's rule (``RequestOptions/credentialOrigins``;
+///   on a connection without a base URL, the origin of the first request);
+/// - the call's own credential headers (`Authorization`, `Cookie`, `Proxy-Authorization`, an
+///   endpoint's `X-Api-Key` and every name ``Redaction/credentialHeaders`` lists) only to the
+///   origin of the first page: a page on another origin gets none of them.
+///
+/// A link from an `https` page to an `http` URL fails with
+/// ``FaradayError/Code/insecureRedirect``, and a link back to a page already seen with
+/// ``FaradayError/Code/invalidResponse``, rather than loop.
 public struct LinkPages: AsyncSequence, Sendable {
     public typealias Element = Env
 
     let first: @Sendable () async throws -> Response
-    let follow: @Sendable (URL, [String]) async throws -> Response
+    let follow: @Sendable (URL, Credentials) async throws -> Response
     let relation: String
 
+    /// Where a followed page's credentials may go.
+    struct Credentials {
+        /// The credential origins of the first page's request, for the connection's credentials.
+        let origins: [String]
+        /// Whether the page is on the first page's origin, where the call's own credentials went.
+        let keepsCallCredentials: Bool
+    }
+
     /// Starts from the response `first` makes; each following page is the response `follow`
-    /// makes for a link's target, with the credential origins of the first page's request.
+    /// makes for a link's target, told where its credentials may go.
     init(
         relation: String,
         first: @escaping @Sendable () async throws -> Response,
-        follow: @escaping @Sendable (URL, [String]) async throws -> Response
+        follow: @escaping @Sendable (URL, Credentials) async throws -> Response
     ) {
         self.relation = relation
         self.first = first
@@ -42,6 +57,7 @@ public struct LinkPages: AsyncSequence, Sendable {
         private var next: URL?
         private var started = false
         private var origins: [String] = []
+        private var firstOrigin: Origin?
         private var visited: Set<String> = []
 
         init(pages: LinkPages) { self.pages = pages }
@@ -52,23 +68,32 @@ public struct LinkPages: AsyncSequence, Sendable {
                 started = true
                 response = try await pages.first()
             } else if let target = next {
-                response = try await pages.follow(target, origins)
+                let credentials = Credentials(origins: origins, keepsCallCredentials: Origin(target) == firstOrigin)
+                response = try await pages.follow(target, credentials)
             } else {
                 return nil
             }
             let env = try await response.value
-            if origins.isEmpty {
+            if firstOrigin == nil {
+                firstOrigin = Origin(env.redirects.first?.from ?? env.request.url)
                 origins = env.request.options.credentialOrigins
-                if origins.isEmpty, let origin = Origin(env.redirects.first?.from ?? env.request.url) {
-                    origins = ["\(origin)"]
-                }
+                if origins.isEmpty, let firstOrigin { origins = ["\(firstOrigin)"] }
             }
             visited.insert(env.request.url.absoluteString)
             next = env.link(pages.relation)
-            if let target = next, visited.contains(target.absoluteString) {
+            guard let target = next else { return env }
+            if visited.contains(target.absoluteString) {
                 throw FaradayError(
                     .invalidResponse,
                     "The \"\(pages.relation)\" link of a page leads back to \(Redaction().redacting(target)), already seen.",
+                    method: env.request.method,
+                    url: env.request.url
+                )
+            }
+            if env.request.url.scheme?.lowercased() == "https", target.scheme?.lowercased() != "https" {
+                throw FaradayError(
+                    .insecureRedirect,
+                    "Refusing to follow the \"\(pages.relation)\" link of an HTTPS page to \(Redaction().redacting(target)).",
                     method: env.request.method,
                     url: env.request.url
                 )
@@ -89,9 +114,10 @@ extension Connection {
     ) -> LinkPages {
         LinkPages(relation: relation) { [self] in
             get(path, params: params, headers: headers)
-        } follow: { [self] target, origins in
-            get(target.absoluteString, headers: headers) { request in
-                if request.options.credentialOrigins.isEmpty { request.options.credentialOrigins = origins }
+        } follow: { [self] target, credentials in
+            let headers = credentials.keepsCallCredentials ? headers : headers.withoutCredentials
+            return get(target.absoluteString, headers: headers) { request in
+                if request.options.credentialOrigins.isEmpty { request.options.credentialOrigins = credentials.origins }
             }
         }
     }
@@ -108,15 +134,16 @@ extension API {
     ) -> AsyncThrowingMapSequence<LinkPages, Resource> {
         let pages = LinkPages(relation: relation) { [self] in
             try await response(for: endpoint)
-        } follow: { [self] target, origins in
+        } follow: { [self] target, credentials in
             var next = endpoint
             next.path = target.absoluteString
             next.query = Params()
             next.parameters = []
+            if !credentials.keepsCallCredentials { next.headers = next.headers.withoutCredentials }
             let configure = endpoint.configure
             next.configure = { request in
                 try configure?(&request)
-                if request.options.credentialOrigins.isEmpty { request.options.credentialOrigins = origins }
+                if request.options.credentialOrigins.isEmpty { request.options.credentialOrigins = credentials.origins }
             }
             return try await response(for: next)
         }

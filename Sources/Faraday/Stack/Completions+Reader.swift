@@ -53,15 +53,8 @@ extension Completions {
             switch source {
             case .whole(let data, let transforms):
                 source = .done
-                let body = try TransformedChunks.apply(transforms, to: data)
                 let limit = env.request.options.maxBufferedBodySize
-                if !transforms.isEmpty, body.count > limit {
-                    throw FaradayError(
-                        .bodyTooLarge,
-                        "The decoded response body is larger than \(limit) bytes (RequestOptions.maxBufferedBodySize)."
-                    )
-                }
-                env.response?.body = body
+                env.response?.body = try TransformedChunks.apply(transforms, to: data, limit: limit)
                 env.phase = .final
             case .frames(var frames):
                 source = .done
@@ -81,7 +74,7 @@ extension Completions {
 }
 
 /// The chunks of a body through a chain of transforms.
-private struct TransformedChunks: AsyncSequence, Sendable {
+struct TransformedChunks: AsyncSequence, Sendable {
     let base: ByteStream
     let transforms: [any BodyTransform]
 
@@ -123,14 +116,34 @@ private struct TransformedChunks: AsyncSequence, Sendable {
         return rest
     }
 
-    /// A whole body through the chain.
-    static func apply(_ transforms: [any BodyTransform], to data: Data) throws(FaradayError) -> Data {
+    /// How much of a whole body goes through the chain at a time: zlib makes at most about 1,032
+    /// bytes of one, so a piece adds at most about 16 MiB before the limit is checked again.
+    static let pieceSize = 16 * 1024
+
+    /// A whole body through the chain, a piece at a time, failing with
+    /// ``FaradayError/Code/bodyTooLarge`` as soon as what came out passes `limit`: a small
+    /// compressed body never grows to the decompressor's own limits first (urllib3
+    /// CVE-2025-66471), and what is held stays under the limit plus one piece's output.
+    static func apply(_ transforms: [any BodyTransform], to data: Data, limit: Int) throws(FaradayError) -> Data {
         guard !transforms.isEmpty else { return data }
-        var data = data
-        for transform in transforms {
-            if !data.isEmpty { data = try transform.transform(data) }
-            data.append(try transform.finish())
-        }
-        return data
+        var body = Data()
+        var start = data.startIndex
+        repeat {
+            let end = data.index(start, offsetBy: pieceSize, limitedBy: data.endIndex) ?? data.endIndex
+            body.append(try push(data[start..<end], through: transforms[...]))
+            try check(body.count, limit)
+            start = end
+        } while start < data.endIndex
+        body.append(try finish(transforms))
+        try check(body.count, limit)
+        return body
+    }
+
+    private static func check(_ count: Int, _ limit: Int) throws(FaradayError) {
+        guard count > limit else { return }
+        throw FaradayError(
+            .bodyTooLarge,
+            "The decoded response body is larger than \(limit) bytes (RequestOptions.maxBufferedBodySize)."
+        )
     }
 }

@@ -47,11 +47,15 @@ struct ServerSentEventFramer: Framer {
     }
 
     mutating func frames(from chunk: Data) throws(FaradayError) -> [Frame] {
+        // The bytes before `searched` hold no line end: the search resumes after them, so a line
+        // dripped a byte at a time costs its length, not its length squared.
+        var searched = buffer.count
         buffer.append(chunk)
         if atStart {
             guard buffer.count >= 3 || !Data([0xEF, 0xBB, 0xBF]).starts(with: buffer) else { return [] }
             if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { buffer.removeFirst(3) }
             atStart = false
+            searched = 0  // nothing was searched while the BOM was awaited
         }
         // Lines are cut and read on the contiguous bytes: every operation on `Data` itself goes
         // through its storage's checks, which cost more than the parsing.
@@ -60,7 +64,7 @@ struct ServerSentEventFramer: Framer {
         var failure: FaradayError?
         let rest = pending.withUnsafeBytes { raw in
             var start = 0
-            for index in raw.indices {
+            for index in searched..<raw.count {
                 let byte = raw[index]
                 if skipLineFeed {
                     skipLineFeed = false
@@ -82,7 +86,7 @@ struct ServerSentEventFramer: Framer {
             return start
         }
         if let failure { throw failure }
-        buffer = Data(pending[(pending.startIndex + rest)...])
+        if rest > 0 { buffer = Data(pending[(pending.startIndex + rest)...]) }
         guard buffer.count + eventSize <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
         return frames
     }

@@ -104,6 +104,8 @@ struct ChunkFramer: Framer {
 struct LineFramer: Framer {
     let maxFrameSize: Int
     let skipsEmptyLines: Bool
+    /// The unfinished line so far, none of which is a newline: each chunk is searched alone, so
+    /// a line dripped a byte at a time costs its length, not its length squared.
     private var buffer = Data()
 
     init(maxFrameSize: Int, skipsEmptyLines: Bool) {
@@ -112,14 +114,25 @@ struct LineFramer: Framer {
     }
 
     mutating func frames(from chunk: Data) throws(FaradayError) -> [Frame] {
-        buffer.append(chunk)
+        let newlines = chunk.indices(of: UInt8(ascii: "\n"))
+        guard let last = newlines.last else {
+            guard buffer.count + chunk.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
+            buffer.append(chunk)
+            return []
+        }
         var frames: [Frame] = []
-        var start = buffer.startIndex
-        for newline in buffer.indices(of: UInt8(ascii: "\n")) {
-            try emit(buffer[start..<newline], into: &frames)
+        var start = chunk.startIndex
+        for newline in newlines {
+            if buffer.isEmpty {
+                try emit(chunk[start..<newline], into: &frames)
+            } else {
+                buffer.append(chunk[start..<newline])
+                try emit(buffer[...], into: &frames)
+                buffer = Data()
+            }
             start = newline + 1
         }
-        buffer = Data(buffer[start...])
+        buffer = Data(chunk[(last + 1)...])
         guard buffer.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
         return frames
     }
@@ -143,21 +156,29 @@ struct LineFramer: Framer {
 /// RFC 7464 records: each starts with RS (0x1E); the text up to the next RS is one JSON text.
 struct JSONSequenceFramer: Framer {
     let maxFrameSize: Int
+    /// The unfinished record so far, holding no RS: each chunk is searched alone.
     private var buffer = Data()
     private var started = false
 
     init(maxFrameSize: Int) { self.maxFrameSize = maxFrameSize }
 
     mutating func frames(from chunk: Data) throws(FaradayError) -> [Frame] {
-        buffer.append(chunk)
+        let separators = chunk.indices(of: 0x1E)
+        guard let last = separators.last else {
+            guard buffer.count + chunk.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
+            buffer.append(chunk)
+            return []
+        }
         var frames: [Frame] = []
-        var start = buffer.startIndex
-        for separator in buffer.indices(of: 0x1E) {
-            if started { try emit(buffer[start..<separator], into: &frames) }
+        var start = chunk.startIndex
+        for separator in separators {
+            buffer.append(chunk[start..<separator])
+            if started { try emit(buffer, into: &frames) }
             started = true
+            buffer = Data()
             start = separator + 1
         }
-        buffer = Data(buffer[start...])
+        buffer = Data(chunk[(last + 1)...])
         guard buffer.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
         return frames
     }

@@ -75,8 +75,10 @@ import Testing
         #expect(try header(jar, "https://www.xn--85x722f.xn--55qx5d.cn/") == "a=1")
     }
 
+    /// The host is taken in its canonical form; a `Domain` attribute as written (a trailing dot
+    /// there matches nothing: see `aDomainWithATrailingDotMatchesNoHost`).
     @Test func aHostWithATrailingDotIsTheSameHost() throws {
-        let jar = try jar(["sid=1; Domain=example.com."], from: "https://www.example.com./")
+        let jar = try jar(["sid=1; Domain=example.com"], from: "https://www.example.com./")
         #expect(jar.allCookies.first?.domain == "example.com")
         #expect(try header(jar, "https://api.example.com/") == "sid=1")
         #expect(try header(jar, "https://api.example.com./") == "sid=1")
@@ -322,6 +324,30 @@ import Testing
         #expect(try jar(["__Secure-a=1"], from: "https://example.com/").allCookies.isEmpty)
         #expect(try jar(["__Host-a=1; Secure; Domain=example.com"], from: "https://example.com/").allCookies.isEmpty)
         #expect(try jar(["__Host-a=1; Secure; Path=/"], from: "https://example.com/").allCookies.count == 1)
+    }
+
+    /// rfc6265bis §5.7: `__Secure-` and `__Host-` match whatever their case (curl 7.87 too).
+    @Test(arguments: [
+        "__HOST-sid=evil; Domain=example.com", "__host-sid=evil; Domain=example.com",
+        "__Host-sid=evil; Domain=example.com", "__SECURE-sid=evil; Domain=example.com",
+        "__secure-sid=evil",
+    ])
+    func cookiePrefixesIgnoreCase(_ attack: String) throws {
+        let attacked = try jar([attack], from: "http://a.example.com/")
+        #expect(attacked.allCookies.isEmpty)
+        #expect(try header(attacked, "https://example.com/") == nil)
+        #expect(try jar(["__HOST-a=1; Secure; Domain=example.com"], from: "https://example.com/").allCookies.isEmpty)
+        #expect(try jar(["__HOST-a=1; Secure; Path=/"], from: "https://example.com/").allCookies.count == 1)
+    }
+
+    /// A `Domain` with a trailing dot matches no host (RFC 6265 §5.1.3; http-state DOMAIN0014):
+    /// hosts are canonical, the attribute is taken as written.
+    @Test func aDomainWithATrailingDotMatchesNoHost() throws {
+        let dotted = try jar(["foo=bar; domain=home.example.org."], from: "http://home.example.org:8888/cookie-parser")
+        #expect(dotted.allCookies.isEmpty)
+        #expect(try header(dotted, "http://home.example.org:8888/") == nil)
+        let plain = try jar(["foo=bar; domain=home.example.org"], from: "http://home.example.org./cookie-parser")
+        #expect(try header(plain, "http://home.example.org:8888/") == "foo=bar")
     }
 
     @Test(arguments: [

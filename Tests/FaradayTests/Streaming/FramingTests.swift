@@ -24,6 +24,49 @@ import Testing
         ("json-seq", .jsonSequence, "\u{1E}{\"a\":1}\n\u{1E}[2,3]\n\u{1E}\"x\"\n"),
     ]
 
+    /// A server dripping an unterminated line a byte at a time (issue 44): each chunk is searched
+    /// alone, so a 1 MiB line costs about 1 MiB of work, not the half a tebibyte of rescanning and
+    /// copying the pending bytes on every chunk took (this test did not end before the fix).
+    /// `Benchmarks/FramingBenchmark` counts the instructions.
+    @Test(arguments: [
+        ("lines", Streaming.lines, "", "\n"), ("sse", .serverSentEvents, "data: ", "\n\n"),
+        ("json-seq", .jsonSequence, "\u{1E}", "\u{1E}"),
+    ])
+    func aLineDrippedAByteAtATimeCostsItsLength(_ name: String, _ kind: Streaming, _ open: String, _ close: String)
+        throws
+    {
+        var streaming = kind
+        streaming.maxFrameSize = 2 << 20
+        var framer = streaming.makeFramer()
+        let length = 1 << 20
+        var frames = try framer.frames(from: Data(open.utf8))
+        let byte = Data("x".utf8)
+        for _ in 0..<length { frames += try framer.frames(from: byte) }
+        frames += try framer.frames(from: Data(close.utf8))
+        frames += try framer.finish()
+        #expect(frames.count == 1, "\(name)")
+        #expect(frames.first?.body.count == length)
+        #expect(frames.first?.body.allSatisfy { $0 == UInt8(ascii: "x") } == true)
+    }
+
+    @Test(arguments: [("lines", Streaming.lines), ("sse", .serverSentEvents), ("json-seq", .jsonSequence)])
+    func aDrippedLinePastTheLimitFailsAtTheLimit(_ name: String, _ kind: Streaming) throws {
+        var streaming = kind
+        streaming.maxFrameSize = 4096
+        var framer = streaming.makeFramer()
+        _ = try framer.frames(from: Data((kind.isJSONSequence ? "\u{1E}" : "").utf8))
+        var fed = 0
+        #expect {
+            while fed <= 8192 {
+                _ = try framer.frames(from: Data("y".utf8))
+                fed += 1
+            }
+        } throws: { error in
+            (error as? FaradayError)?.code == .frameTooLarge
+        }
+        #expect(fed <= 4097, "\(name) failed after \(fed) bytes")
+    }
+
     @Test(arguments: samples.map(\.0))
     func framesDoNotDependOnWhereTheNetworkSplitsTheStream(_ name: String) throws {
         let (_, streaming, text) = try #require(Self.samples.first { $0.0 == name })
@@ -144,6 +187,13 @@ import Testing
 extension Streaming.Kind {
     var isJSONSequence: Bool {
         if case .jsonSequence = self { return true }
+        return false
+    }
+}
+
+extension Streaming {
+    fileprivate var isJSONSequence: Bool {
+        if case .jsonSequence = kind { return true }
         return false
     }
 }

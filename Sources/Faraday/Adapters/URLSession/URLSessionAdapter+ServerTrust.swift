@@ -33,7 +33,9 @@ extension URLSessionAdapter.Delegate {
 enum ServerTrust {
     static func evaluate(_ trust: SecTrust, host: String, tls: TLSOptions, pinning: PinningPolicy?) throws(FaradayError)
     {
-        if !tls.trustRoots.isEmpty {
+        // No roots and not the system's: nothing is trusted (as on AsyncHTTPClientAdapter), never
+        // the system's roots by default.
+        if !tls.trustRoots.isEmpty || !tls.trustsSystemRoots {
             let anchors = tls.trustRoots.compactMap { SecCertificateCreateWithData(nil, Data($0.der) as CFData) }
             SecTrustSetAnchorCertificates(trust, anchors as CFArray)
             SecTrustSetAnchorCertificatesOnly(trust, !tls.trustsSystemRoots)

@@ -4,6 +4,9 @@ import HTTPTypes
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Security)
+import Security
+#endif
 
 /// An adapter on Foundation's `URLSession`, available wherever Foundation is.
 ///
@@ -30,13 +33,17 @@ import FoundationNetworking
 public final class URLSessionAdapter: Adapter {
     private let session: URLSession
     private let delegate: Delegate
-    /// One session per pinned host and rule: URLSession checks a server's certificates once per
-    /// connection, so a pinned request must never reuse a connection an unpinned one opened.
-    private let pinnedSessions = Locked<[PinnedSessionKey: URLSession]>([:])
+    /// One session per set of TLS options and pinned host: URLSession checks a server's
+    /// certificates once per connection, so a request may reuse only a connection opened under
+    /// every TLS option it has (curl CVE-2021-22924, CVE-2022-27782). The default options and no
+    /// pin use ``session``.
+    private let keyedSessions = Locked<[SessionKey: URLSession]>([:])
 
-    private struct PinnedSessionKey: Hashable {
-        let host: String
-        let rule: PinningRule
+    /// What a request's session must match: its TLS options, and its pinned host and rule.
+    struct SessionKey: Hashable {
+        let tls: TLSOptions
+        let pinnedHost: String?
+        let rule: PinningRule?
     }
 
     /// Creates an adapter with its own session built from `configuration`.
@@ -64,27 +71,47 @@ public final class URLSessionAdapter: Adapter {
 
     deinit {
         session.invalidateAndCancel()
-        for pinned in pinnedSessions.withLock({ Array($0.values) }) { pinned.invalidateAndCancel() }
+        for keyed in keyedSessions.withLock({ Array($0.values) }) { keyed.invalidateAndCancel() }
     }
 
-    private static func makeSession(_ configuration: URLSessionConfiguration, delegate: Delegate) -> URLSession {
+    private static func makeSession(
+        _ configuration: URLSessionConfiguration,
+        delegate: Delegate,
+        minimumVersion: TLSProtocolVersion = .v1_2
+    ) -> URLSession {
+        #if canImport(Security) && canImport(CryptoKit)
+        // URLSession's own default minimum is TLS 1.0; TLSOptions promise 1.2 (a higher one set in
+        // the configuration is kept).
+        let wanted: tls_protocol_version_t = minimumVersion == .v1_3 ? .TLSv13 : .TLSv12
+        if configuration.tlsMinimumSupportedProtocolVersion.rawValue < wanted.rawValue {
+            let copy = configuration.copy() as? URLSessionConfiguration ?? configuration
+            copy.tlsMinimumSupportedProtocolVersion = wanted
+            return makeSession(copy, delegate: delegate, minimumVersion: minimumVersion)
+        }
+        #endif
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "Faraday.URLSessionAdapter"
         return URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
 
-    /// The session for `request`: the shared one, or its pinned host's own.
+    /// The key of `request`'s session, or `nil` for the shared one (default TLS options, no pin).
+    static func sessionKey(for request: Request) -> SessionKey? {
+        let tls = request.options.tls
+        let host = request.url.host?.lowercased()
+        let rule = host.flatMap { request.options.pinning?.activeRule(for: $0) }
+        guard rule != nil || !tls.isDefault else { return nil }
+        return SessionKey(tls: tls, pinnedHost: rule == nil ? nil : host, rule: rule)
+    }
+
+    /// The session for `request`: the shared one, or the one of its TLS options and pinned host.
     private func session(for request: Request) -> URLSession {
-        guard let host = request.url.host, let rule = request.options.pinning?.activeRule(for: host) else {
-            return session
-        }
-        let key = PinnedSessionKey(host: host.lowercased(), rule: rule)
-        return pinnedSessions.withLock { sessions in
-            if let pinned = sessions[key] { return pinned }
-            let pinned = Self.makeSession(session.configuration, delegate: delegate)
-            sessions[key] = pinned
-            return pinned
+        guard let key = Self.sessionKey(for: request) else { return session }
+        return keyedSessions.withLock { sessions in
+            if let keyed = sessions[key] { return keyed }
+            let keyed = Self.makeSession(session.configuration, delegate: delegate, minimumVersion: key.tls.minimumVersion)
+            sessions[key] = keyed
+            return keyed
         }
     }
 
@@ -229,13 +256,10 @@ public final class URLSessionAdapter: Adapter {
             )
         }
         #if canImport(Security) && canImport(CryptoKit)
-        // Trust roots, verification and pins are applied in the server-trust challenge; a client
-        // identity would need a keychain item and the minimum version is per session.
+        // Trust roots, verification and pins are applied in the server-trust challenge, the
+        // minimum version by the request's session; a client identity would need a keychain item.
         if tls.clientIdentity != nil {
             throw refuse("URLSessionAdapter cannot present a client certificate given as PEM or DER.")
-        }
-        if tls.minimumVersion != TLSOptions().minimumVersion {
-            throw refuse("URLSessionAdapter cannot set the minimum TLS version per request.")
         }
         #else
         // FoundationNetworking exposes neither TLS settings nor the server's certificates.
@@ -251,14 +275,17 @@ public final class URLSessionAdapter: Adapter {
     }
 
     /// Writes a streamed request body to a temporary file, for URLSession to upload from.
-    private static func spool(_ request: Request) async throws -> URL {
+    static func spool(_ request: Request) async throws -> URL {
         let stream = try request.body.makeStream()
+        // Readable by the owner only: the body may hold anything (a password form, a token).
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("faraday-upload-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
-            throw FaradayError(.encodingFailed, "Could not create a temporary file to upload the body from.")
+        let handle: FileHandle
+        do {
+            handle = try PrivateFile.create(file)
+        } catch {
+            throw FaradayError(.encodingFailed, "Could not create a temporary file to upload the body from: \(error)")
         }
         do {
-            let handle = try FileHandle(forWritingTo: file)
             defer { try? handle.close() }
             for try await chunk in stream { try handle.write(contentsOf: chunk) }
             return file

@@ -84,17 +84,10 @@ public final class DiskCacheStore: CacheStore {
     /// Makes the store's folders (owner only) and returns a new temporary file's URL.
     func temporaryFile() throws -> URL {
         let tmp = root.appending(path: "tmp", directoryHint: .isDirectory)
-        try FileManager.default.createDirectory(
-            at: tmp,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
+        try PrivateFile.createFolder(tmp)
         try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.path)
         let file = tmp.appending(path: UUID().uuidString)
-        guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
-        else {
-            throw FaradayError(.storageFailed, "Could not create \(file.path).")
-        }
+        try PrivateFile.create(file).close()
         return file
     }
 

@@ -42,7 +42,8 @@ public final class CookieJar: Resettable {
         self.persistsSessionCookies = false
     }
 
-    /// A jar kept in a JSON file: loaded now, rewritten atomically after every change.
+    /// A jar kept in a JSON file: loaded now, rewritten atomically after every change, readable by
+    /// its owner only (mode 0600, whatever the file was before).
     ///
     /// - Parameters:
     ///   - file: the file; a missing file is an empty jar.
@@ -246,7 +247,7 @@ public final class CookieJar: Resettable {
                 $0.createdAt < $1.createdAt
             }
             do {
-                try JSONEncoder().encode(SavedJar(cookies: kept)).write(to: file, options: .atomic)
+                try PrivateFile.write(JSONEncoder().encode(SavedJar(cookies: kept)), to: file)
                 saveFailure.withLock { $0 = nil }
             } catch {
                 saveFailure.withLock {

@@ -94,10 +94,14 @@ enum SetCookie {
             cookie.domain = domain
         }
         if cookie.isSecure && !isSecureOrigin { return .ignore("a Secure cookie from an insecure origin") }
-        if name.hasPrefix("__Secure-") && !(cookie.isSecure && isSecureOrigin) {
+        // rfc6265bis §5.7 step 20: the prefixes match whatever their case (`__HOST-` too), as
+        // browsers and curl 7.87 hold, so a server cannot slip a host cookie past the rule.
+        let prefix = name.prefix(9).lowercasedASCII
+        if prefix == "__secure-" && !(cookie.isSecure && isSecureOrigin) {
             return .ignore("__Secure- prefix without Secure")
         }
-        if name.hasPrefix("__Host-") && !(cookie.isSecure && isSecureOrigin && cookie.isHostOnly && cookie.path == "/")
+        if prefix.hasPrefix("__host-")
+            && !(cookie.isSecure && isSecureOrigin && cookie.isHostOnly && cookie.path == "/")
         {
             return .ignore("__Host- prefix rules")
         }
@@ -130,11 +134,15 @@ enum SetCookie {
                     ? 0 : min(Double(digits) ?? SetCookie.maximumLifetime, SetCookie.maximumLifetime)
                 maxAge = seconds <= 0 ? Date.distantPast : now.addingTimeInterval(seconds)
             case "domain":
-                // `.example.com` is `example.com`; then the canonical form (`com.` is `com`, `公司.cn`
-                // is `xn--55qx5d.cn`) before the public-suffix check. A name with an empty label
-                // stays as it is and is refused there.
+                // `.example.com` is `example.com`; then the canonical form (`公司.cn` is
+                // `xn--55qx5d.cn`) before the public-suffix check. A trailing dot stays: hosts are
+                // canonical, the attribute is not (RFC 6265 §5.1.3), so `home.example.org.` matches
+                // no host and the cookie is ignored (http-state DOMAIN0014). A name with an empty
+                // label stays as it is and is refused there.
                 let domain = value.hasPrefix(".") ? String(value.dropFirst()) : value
-                if !domain.isEmpty { self.domain = DomainName.canonical(domain) ?? domain.lowercasedCheaply }
+                guard !domain.isEmpty else { return }
+                self.domain =
+                    domain.hasSuffix(".") ? domain.lowercasedCheaply : DomainName.canonical(domain) ?? domain.lowercasedCheaply
             case "path":
                 path = value.hasPrefix("/") ? value : nil
             case "secure": isSecure = true

@@ -12,7 +12,11 @@ final class Inflater: BodyTransform, @unchecked Sendable {
     }
 
     private let lock = Locked(())
-    private var stream = z_stream()
+    /// zlib's state, at one address for its whole life (zlib checks it on every call; a Swift
+    /// stored property has no stable address to give).
+    private let stream: UnsafeMutablePointer<z_stream>
+    /// Where zlib writes, reused by every piece.
+    private let window: UnsafeMutableBufferPointer<Bytef>
     private var isOpen = false
     private var isFinished = false
     private var pending = Data()
@@ -24,10 +28,16 @@ final class Inflater: BodyTransform, @unchecked Sendable {
     init(format: Format, limits: Decompression.Limits) {
         self.format = format
         self.limits = limits
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        window = .allocate(capacity: 64 * 1024)
     }
 
     deinit {
-        if isOpen { inflateEnd(&stream) }
+        if isOpen { inflateEnd(stream) }
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+        window.deallocate()
     }
 
     /// Decodes the next piece of the body.
@@ -72,51 +82,51 @@ final class Inflater: BodyTransform, @unchecked Sendable {
         if isFinished {
             // A gzip member may end exactly at a chunk's end: the next chunk starts another.
             guard format == .gzip else { throw Self.failure("Bytes follow the end of the compressed stream.") }
-            inflateReset(&stream)
+            inflateReset(stream)
             isFinished = false
         }
         totalIn += input.count
         var output = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        guard let start = window.baseAddress else { throw Self.failure("No memory to decode into.") }
         try input.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             guard let base = raw.bindMemory(to: Bytef.self).baseAddress else { return }
-            stream.next_in = UnsafeMutablePointer(mutating: base)
-            stream.avail_in = uInt(raw.count)
-            while stream.avail_in > 0 {
-                let result = chunk.withUnsafeMutableBufferPointer { buffer -> Int32 in
-                    guard let start = buffer.baseAddress else { return Z_MEM_ERROR }
-                    stream.next_out = start
-                    stream.avail_out = uInt(buffer.count)
-                    let result = inflate(&stream, Z_NO_FLUSH)
-                    output.append(start, count: buffer.count - Int(stream.avail_out))
-                    return result
-                }
-                try checkLimits(produced: output.count)
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: base)
+            stream.pointee.avail_in = uInt(raw.count)
+            defer { stream.pointee.next_in = nil }
+            while stream.pointee.avail_in > 0 {
+                stream.pointee.next_out = start
+                stream.pointee.avail_out = uInt(window.count)
+                let result = inflate(stream, Z_NO_FLUSH)
+                output.append(start, count: window.count - Int(stream.pointee.avail_out))
+                try checkLimits(produced: output.count, consumed: totalIn - Int(stream.pointee.avail_in))
                 switch result {
                 case Z_OK, Z_BUF_ERROR: continue
                 case Z_STREAM_END:
-                    if format == .gzip && stream.avail_in > 0 {
-                        inflateReset(&stream)  // another gzip member follows
+                    if format == .gzip && stream.pointee.avail_in > 0 {
+                        inflateReset(stream)  // another gzip member follows
                     } else {
-                        if stream.avail_in > 0 { throw Self.failure("Bytes follow the end of the compressed stream.") }
+                        if stream.pointee.avail_in > 0 {
+                            throw Self.failure("Bytes follow the end of the compressed stream.")
+                        }
                         isFinished = true
                     }
                 default:
                     throw Self.failure("The compressed body is corrupt (zlib error \(result)).")
                 }
             }
-            stream.next_in = nil
         }
         totalOut += output.count
         return output
     }
 
-    private func checkLimits(produced: Int) throws(FaradayError) {
+    /// Checks the output so far against the limits; `consumed` counts the input zlib has read,
+    /// not the input handed over (a large piece must not buy room for its unread bytes).
+    private func checkLimits(produced: Int, consumed: Int) throws(FaradayError) {
         let out = totalOut + produced
         if out > limits.maximumSize {
             throw Self.failure("The decompressed body is larger than \(limits.maximumSize) bytes.")
         }
-        if out > limits.ratioGrace && Double(out) > Double(max(totalIn, 1)) * limits.maximumRatio {
+        if out > limits.ratioGrace && Double(out) > Double(max(consumed, 1)) * limits.maximumRatio {
             throw Self.failure(
                 "The body decompresses more than \(Int(limits.maximumRatio)) times its size (a decompression bomb?)."
             )
@@ -135,7 +145,7 @@ final class Inflater: BodyTransform, @unchecked Sendable {
     }
 
     private func locked_open(windowBits: Int32) throws(FaradayError) {
-        let result = inflateInit2_(&stream, windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        let result = inflateInit2_(stream, windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
         guard result == Z_OK else { throw Self.failure("zlib could not start (error \(result)).") }
         isOpen = true
     }
