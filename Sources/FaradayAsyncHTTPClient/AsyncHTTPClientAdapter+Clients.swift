@@ -26,14 +26,12 @@ extension AsyncHTTPClientAdapter {
             verifier = ConnectionPinVerifier(pinned: pinnedHost, policy: policy)
         }
         let proxy = options.proxy?.proxy(for: request.url)
-        if let proxy, proxy.kind == .socks5, proxy.username != nil {
-            throw FaradayError(
-                .unsupportedOption,
-                "AsyncHTTPClient connects to SOCKS5 proxies without authentication; the credentials for \(proxy.address) would be dropped.",
-                method: request.method,
-                url: request.url
-            )
-        }
+        // AsyncHTTPClient speaks plain HTTP to HTTP proxies, and SOCKS5 without authentication.
+        try proxy?.refuseUnless(
+            proxy?.kind == .http || (proxy?.kind == .socks5 && proxy?.username == nil),
+            by: "AsyncHTTPClientAdapter",
+            for: request
+        )
         let key = ClientKey(
             connect: options.openTimeout ?? configuration.connectTimeout,
             read: options.readTimeout ?? configuration.readTimeout,
@@ -76,7 +74,7 @@ extension AsyncHTTPClientAdapter {
         switch proxy.kind {
         case .socks5:
             return .socksServer(host: proxy.host, port: proxy.port)
-        case .http:
+        case .http, .https, .socks4:  // the last two refused by `clientKey(for:)`
             let authorization = proxy.username.map {
                 HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "")
             }

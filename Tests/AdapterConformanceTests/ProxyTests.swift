@@ -192,6 +192,25 @@ extension AdapterConformance {
             }
         }
 
+        /// Issue 44: a proxy the environment names that an adapter cannot use (TLS to the proxy,
+        /// SOCKS4, SOCKS5 with credentials) fails the call naming the variable; before, it was
+        /// dropped and the request went direct.
+        @Test(arguments: AdapterKind.allCases, [
+            ("http_proxy", "https://127.0.0.1:1"), ("all_proxy", "socks5h://me:secret@127.0.0.1:1"),
+            ("http_proxy", "socks4a://127.0.0.1:1"),
+        ])
+        func aProxyTheEnvironmentNamesIsNeverSkipped(_ kind: AdapterKind, _ variable: (String, String)) async throws {
+            var options = RequestOptions()
+            options.proxy = try #require(ProxyConfiguration.fromEnvironment([variable.0: variable.1]))
+            try await withConnection(kind, options: options) { connection, server in
+                await #expect { try await connection.get("echo").value } throws: { error in
+                    guard let error = error as? FaradayError, error.code == .unsupportedOption else { return false }
+                    return error.message.contains("named by \(variable.0)") && !error.message.contains("secret")
+                }
+                #expect(server.requestsReceived == 0, "the request went direct")
+            }
+        }
+
         @Test func noProxyHostsGoDirect() async throws {
             try await withProxy { proxy in
                 try await withConnection(.asyncHTTPClient, options: options(proxy, noProxy: "127.0.0.1")) {

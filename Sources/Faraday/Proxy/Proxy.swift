@@ -10,6 +10,12 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable {
         /// An HTTP proxy.
         case http
+        /// An HTTP proxy reached over TLS (`https://` in `https_proxy`). No adapter speaks TLS to
+        /// a proxy yet: a request that would use one fails with
+        /// ``FaradayError/Code/unsupportedOption`` rather than go direct.
+        case https
+        /// A SOCKS4 or SOCKS4a proxy. No adapter speaks SOCKS4: refused as ``https`` is.
+        case socks4
         /// A SOCKS5 proxy; host names are resolved by the proxy.
         case socks5
     }
@@ -24,23 +30,31 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
     public var username: String?
     /// The password for `Proxy-Authorization: Basic`.
     public var password: String?
+    /// The environment variable the proxy was read from (`https_proxy`…), for the error that
+    /// refuses a proxy an adapter cannot use; `nil` for a proxy made in code.
+    public internal(set) var variable: String?
 
     /// An HTTP proxy, with Basic credentials when `username` is given.
     public static func http(host: String, port: Int = 1080, username: String? = nil, password: String? = nil) -> Proxy {
         Proxy(kind: .http, host: host, port: port, username: username, password: password)
     }
 
-    /// A SOCKS5 proxy (without authentication).
-    public static func socks5(host: String, port: Int = 1080) -> Proxy {
-        Proxy(kind: .socks5, host: host, port: port, username: nil, password: nil)
+    /// A SOCKS5 proxy, with user name and password authentication (RFC 1929) when `username` is
+    /// given (which no adapter supports yet: such a request fails with
+    /// ``FaradayError/Code/unsupportedOption`` rather than send without it).
+    public static func socks5(host: String, port: Int = 1080, username: String? = nil, password: String? = nil)
+        -> Proxy
+    {
+        Proxy(kind: .socks5, host: host, port: port, username: username, password: password)
     }
 
     /// A proxy from a URL as `http_proxy` and curl write it: `http://user:pass@proxy.local:3128`,
-    /// `proxy.local:3128` (HTTP assumed), `http://[::1]:3128`, `socks5://proxy.local:1080` or
-    /// `socks5h://…` (both resolved by the proxy); without a port, 1080 as curl. `nil` for any other
-    /// scheme (`https://` proxies are not supported by the adapters), a URL without a host, a port
-    /// out of range, or credentials on a SOCKS proxy (SOCKS5 authentication is not supported: it
-    /// would be dropped silently).
+    /// `proxy.local:3128` (HTTP assumed), `http://[::1]:3128`, `https://proxy.local`,
+    /// `socks4://`, `socks4a://`, `socks5://user:pass@proxy.local:1080` or `socks5h://…` (both
+    /// resolved by the proxy); without a port, 1080 as curl (443 for `https://`). Every proxy curl
+    /// would use is read, so that one an adapter cannot use is refused with
+    /// ``FaradayError/Code/unsupportedOption`` and never skipped. `nil` for a scheme curl does not
+    /// know, a URL without a host or a port out of range.
     public init?(url text: String) {
         let text = text.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { return nil }
@@ -50,14 +64,15 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
         else { return nil }
         switch scheme {
         case "http": kind = .http
+        case "https": kind = .https
+        case "socks4", "socks4a": kind = .socks4
         case "socks5", "socks5h": kind = .socks5
         default: return nil
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let port = components.port ?? 1080
+        let port = components.port ?? (kind == .https ? 443 : 1080)
         guard (1...65535).contains(port) else { return nil }
         // URLComponents has decoded the credentials already.
-        guard kind == .http || (components.user == nil && components.password == nil) else { return nil }
         self.host = host
         self.port = port
         self.username = components.user
@@ -78,6 +93,23 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
     public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
+extension Proxy {
+    /// Two proxies are equal when they are the same server with the same credentials, wherever
+    /// they were read from.
+    public static func == (lhs: Proxy, rhs: Proxy) -> Bool {
+        (lhs.kind, lhs.host, lhs.port, lhs.username, lhs.password)
+            == (rhs.kind, rhs.host, rhs.port, rhs.username, rhs.password)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(host)
+        hasher.combine(port)
+        hasher.combine(username)
+        hasher.combine(password)
+    }
+}
+
 extension Proxy: CustomDebugStringConvertible, CustomReflectable {
     /// The ``description``: the password never shows.
     public var debugDescription: String { description }
@@ -88,8 +120,34 @@ extension Proxy: CustomDebugStringConvertible, CustomReflectable {
             self,
             children: [
                 "kind": kind, "host": host, "port": port, "username": username as Any,
-                "password": password == nil ? "nil" : "***",
+                "password": password == nil ? "nil" : "***", "variable": variable as Any,
             ]
+        )
+    }
+}
+
+extension Proxy {
+    /// Refuses this proxy unless `supported` says the adapter can use it: a request never goes
+    /// direct, nor without the proxy's credentials, when a proxy was asked for.
+    package func refuseUnless(
+        _ supported: Bool,
+        by adapter: String,
+        for request: Request
+    ) throws(FaradayError) {
+        guard !supported else { return }
+        let what: String
+        switch kind {
+        case .https: what = "an HTTPS proxy (TLS to the proxy)"
+        case .socks4: what = "a SOCKS4 proxy"
+        case .socks5 where username != nil: what = "a SOCKS5 proxy with a user name and password"
+        case .http, .socks5: what = "this proxy"
+        }
+        let source = variable.map { ", named by \($0)" } ?? ""
+        throw FaradayError(
+            .unsupportedOption,
+            "\(adapter) cannot connect through \(what) (\(self)\(source)); the request was not sent, rather than go direct.",
+            method: request.method,
+            url: request.url
         )
     }
 }

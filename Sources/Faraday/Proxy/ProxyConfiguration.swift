@@ -50,19 +50,34 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// - `https://` URLs: `https_proxy`, `HTTPS_PROXY`, else `all_proxy`, `ALL_PROXY`.
     /// - Hosts that go direct: `no_proxy`, else `NO_PROXY` (see ``NoProxy``).
     ///
-    /// An empty variable counts as absent; a value that is not a proxy URL is ignored.
+    /// An empty variable counts as absent; a value that is not a proxy URL is ignored. Every proxy
+    /// curl would use is kept, with the variable it came from (``Proxy/variable``): an HTTPS or
+    /// SOCKS4 proxy, or a SOCKS5 proxy with credentials, which no adapter can use yet, then fails
+    /// each request that would go through it with ``FaradayError/Code/unsupportedOption`` naming
+    /// the variable, and never sends it direct.
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     )
         -> ProxyConfiguration?
     {
-        func first(_ names: String...) -> String? {
-            names.lazy.compactMap { environment[$0] }.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        func proxy(_ names: String...) -> Proxy? {
+            for name in names {
+                guard let value = environment[name], !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    continue
+                }
+                var proxy = Proxy(url: value)
+                proxy?.variable = name
+                return proxy
+            }
+            return nil
         }
-        let all = first("all_proxy", "ALL_PROXY").flatMap(Proxy.init(url:))
-        let http = first("http_proxy").flatMap(Proxy.init(url:)) ?? all
-        let https = first("https_proxy", "HTTPS_PROXY").flatMap(Proxy.init(url:)) ?? all
+        let all = proxy("all_proxy", "ALL_PROXY")
+        let http = proxy("http_proxy") ?? all
+        let https = proxy("https_proxy", "HTTPS_PROXY") ?? all
         guard http != nil || https != nil else { return nil }
-        return ProxyConfiguration(http: http, https: https, noProxy: NoProxy(first("no_proxy", "NO_PROXY") ?? ""))
+        let noProxy = ["no_proxy", "NO_PROXY"].lazy.compactMap { environment[$0] }.first {
+            !$0.trimmingCharacters(in: .whitespaces).isEmpty
+        }
+        return ProxyConfiguration(http: http, https: https, noProxy: NoProxy(noProxy ?? ""))
     }
 }

@@ -135,16 +135,13 @@ public final class URLSessionAdapter: Adapter {
             )
         }
         try Self.refuseTLSOptionsItCannotApply(request)
-        if let proxy = options.proxy?.proxy(for: request.url) {
-            // FoundationNetworking stores connectionProxyDictionary and never reads it; on Apple
-            // platforms a proxy would need a session of its own per proxy, not built yet.
-            throw FaradayError(
-                .unsupportedOption,
-                "URLSessionAdapter cannot send requests through a proxy (\(proxy.address)); use AsyncHTTPClientAdapter.",
-                method: request.method,
-                url: request.url
-            )
-        }
+        // FoundationNetworking stores connectionProxyDictionary and never reads it; on Apple
+        // platforms a proxy would need a session of its own per proxy, not built yet.
+        try options.proxy?.proxy(for: request.url)?.refuseUnless(
+            false,
+            by: "URLSessionAdapter (use AsyncHTTPClientAdapter)",
+            for: request
+        )
         try env.cancellation.check()
 
         var urlRequest = URLRequest(url: request.url)
