@@ -130,7 +130,7 @@ extension Representation {
                 guard !visited.contains(href) else {
                     throw FaradayError(
                         .invalidResponse,
-                        "The \"\(relation)\" link of a page leads back to \(href), already seen."
+                        "The \"\(relation)\" link of a page leads back to \(Redaction().redacting(urlText: href)), already seen."
                     )
                 }
                 pending = .link(href, from: page)

@@ -114,6 +114,20 @@ import Testing
         }
     }
 
+    /// Issue 44: the loop error put the raw `href`, token and all, in its message.
+    @Test func aLinkThatLeadsBackIsReportedWithoutItsCredentials() async throws {
+        let secret = "/items?access_token=SECRET-QUERY"
+        let page = Representation(url: URL(string: "https://api.example.com\(secret)"))
+            .addingLink("self", href: secret)
+            .addingLink("next", href: secret)
+        let connection = try Connection(url: "https://api.example.com") { $0.adapter = TestAdapter() }
+        let error = await #expect(throws: FaradayError.self) {
+            for try await _ in page.pages(on: connection) {}
+        }
+        #expect(error?.code == .invalidResponse)
+        #expect(error.map { !$0.message.contains("SECRET") && !"\($0)".contains("SECRET") } == true)
+    }
+
     @Test func navigationWorksWithoutDecodeHAL() async throws {
         let server = try await TestServer.start()
         let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = URLSessionAdapter() }

@@ -116,13 +116,17 @@ public struct Request: Sendable {
 }
 
 extension Request: CustomReflectable {
-    /// The request's fields, as `print` and `dump` show a plain struct's.
+    /// The request's fields, as `print` and `dump` show a plain struct's, through ``Redaction``'s
+    /// defaults: credential headers hidden, and the URL without user info or credential query
+    /// values, as OkHttp's `Headers.toString()` masks them.
     public var customMirror: Mirror {
-        Mirror(
+        let redaction = Redaction()
+        return Mirror(
             self,
             children: [
-                "method": method, "url": url, "headers": headers, "body": body, "options": options,
-                "base": base?.url as Any, "pathFailure": pathFailure as Any,
+                "method": method, "url": redaction.redacting(url), "headers": redaction.redact(headers), "body": body,
+                "options": options, "base": base.map { redaction.redacting($0.url) } as Any,
+                "pathFailure": pathFailure as Any,
             ],
             displayStyle: .struct
         )

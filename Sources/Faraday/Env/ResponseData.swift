@@ -25,3 +25,18 @@ public struct ResponseData: Sendable, Hashable {
     /// The body as UTF-8 text, or `nil` if it is not valid UTF-8.
     public var text: String? { String(data: body, encoding: .utf8) }
 }
+
+extension ResponseData: CustomReflectable {
+    /// The fields as `print` and `dump` show a plain struct's, with the credential headers
+    /// (`Set-Cookie`, tokens) hidden by ``Redaction``'s defaults.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "status": status, "headers": Redaction().redact(headers), "body": body,
+                "httpVersion": httpVersion as Any,
+            ],
+            displayStyle: .struct
+        )
+    }
+}

@@ -18,7 +18,9 @@ import HTTPTypes
 ///     }
 /// }
 /// ```
-public struct FaradayError: Error, Sendable, CustomStringConvertible {
+public struct FaradayError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// What kind of failure this is.
     public var code: Code
     /// A human-readable explanation.
@@ -78,6 +80,24 @@ public struct FaradayError: Error, Sendable, CustomStringConvertible {
         // The URL as the logs show it, wherever it appears (an underlying error may repeat it):
         // no password, no credential query values.
         return url.map { Redaction().scrub(text, of: $0) } ?? text
+    }
+
+    /// The ``description``: the URL redacted.
+    public var debugDescription: String { description }
+
+    /// The fields as `dump` shows them, through ``Redaction``: the URL (in the message too)
+    /// without credentials, the response's credential headers hidden.
+    public var customMirror: Mirror {
+        let redaction = Redaction()
+        return Mirror(
+            self,
+            children: [
+                "code": code, "message": url.map { redaction.scrub(message, of: $0) } ?? message,
+                "method": method as Any, "url": url.map { redaction.redacting($0) } as Any,
+                "response": response as Any, "underlying": underlying.map { "\($0)" } as Any,
+            ],
+            displayStyle: .struct
+        )
     }
 
     /// Returns `self` with the request's method and URL filled in where they are missing.

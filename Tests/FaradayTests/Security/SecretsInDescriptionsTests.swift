@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+@testable import Faraday
+
+/// `print`, `dump`, `debugPrint` and `String(reflecting:)` of a request, an env, a response and an
+/// error never show a credential (issue 44): they go through `Redaction`'s defaults, as OkHttp's
+/// `Headers.toString()` masks them.
+@Suite struct SecretsInDescriptionsTests {
+    static let secrets = ["SECRET-TOKEN", "SECRET-COOKIE", "SECRET-SET", "SECRET-PASS", "SECRET-QUERY", "SECRET-KEY"]
+
+    private func request() throws -> Request {
+        var request = Request(
+            method: .get,
+            url: try #require(URL(string: "https://ada:SECRET-PASS@api.example.com/v1/me?access_token=SECRET-QUERY&x=1"))
+        )
+        request.headers[.authorization] = "Bearer SECRET-TOKEN"
+        request.headers[.cookie] = "sid=SECRET-COOKIE"
+        request.headers[HTTPField.Name("X-Api-Key")!] = "SECRET-KEY"
+        request.headers[.accept] = "application/json"
+        return request
+    }
+
+    private func env() throws -> Env {
+        var env = Env(request: try request())
+        env.response = ResponseData(status: .ok, headers: [.setCookie: "sid=SECRET-SET; Secure", .contentType: "text/plain"])
+        return env
+    }
+
+    /// Every way Swift turns a value into text.
+    private func texts(_ value: Any) -> [String] {
+        var dumped = ""
+        dump(value, to: &dumped)
+        var debugPrinted = ""
+        debugPrint(value, to: &debugPrinted)
+        return [String(describing: value), String(reflecting: value), dumped, debugPrinted, "\(value)"]
+    }
+
+    private func expectNoSecret(_ value: Any, sourceLocation: SourceLocation = #_sourceLocation) {
+        for text in texts(value) {
+            let leaked = Self.secrets.filter { text.contains($0) }
+            #expect(leaked.isEmpty, "\(leaked) in \(text)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func aRequestShowsNoCredential() throws {
+        let request = try request()
+        expectNoSecret(request)
+        // What is not a secret still shows.
+        #expect(texts(request).allSatisfy { $0.contains("api.example.com/v1/me") && $0.contains("application/json") })
+    }
+
+    @Test func anEnvAndItsResponseShowNoCredential() throws {
+        let env = try env()
+        expectNoSecret(env)
+        expectNoSecret(try #require(env.response))
+        #expect(String(describing: env).contains("text/plain"))
+    }
+
+    @Test func anErrorShowsNoCredential() throws {
+        let env = try env()
+        var response = try #require(env.response)
+        response.status = .unauthorized
+        let error = FaradayError(
+            .unauthorized,
+            "Rejected https://ada:SECRET-PASS@api.example.com/v1/me?access_token=SECRET-QUERY&x=1",
+            method: .get,
+            url: env.request.url,
+            response: response
+        )
+        expectNoSecret(error)
+        expectNoSecret(error as any Error)
+        #expect(String(reflecting: error).contains("unauthorized"))
+    }
+}
