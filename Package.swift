@@ -166,6 +166,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "FramingBenchmark",
+            dependencies: ["Faraday"],
+            path: "Benchmarks/FramingBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "ClientPoolProbe",
             dependencies: ["Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
             path: "Benchmarks/ClientPoolProbe",

@@ -312,7 +312,9 @@ extension AdapterConformance {
             let adapter = try kind.makeAdapter(trusting: certificates)
             var options = RequestOptions()
             if let minimum { options.tls.minimumVersion = minimum }
-            let connection = try Connection(url: server.baseURL.absoluteString, options: options) { $0.adapter = adapter }
+            let connection = try Connection(url: server.baseURL.absoluteString, options: options) {
+                $0.adapter = adapter
+            }
             await #expect { try await connection.get("echo").value } throws: { error in
                 isFaradayError(error, .tlsFailure, .connectionFailed)
             }

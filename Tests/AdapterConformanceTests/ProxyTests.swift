@@ -195,10 +195,13 @@ extension AdapterConformance {
         /// Issue 44: a proxy the environment names that an adapter cannot use (TLS to the proxy,
         /// SOCKS4, SOCKS5 with credentials) fails the call naming the variable; before, it was
         /// dropped and the request went direct.
-        @Test(arguments: AdapterKind.allCases, [
-            ("http_proxy", "https://127.0.0.1:1"), ("all_proxy", "socks5h://me:secret@127.0.0.1:1"),
-            ("http_proxy", "socks4a://127.0.0.1:1"),
-        ])
+        @Test(
+            arguments: AdapterKind.allCases,
+            [
+                ("http_proxy", "https://127.0.0.1:1"), ("all_proxy", "socks5h://me:secret@127.0.0.1:1"),
+                ("http_proxy", "socks4a://127.0.0.1:1"),
+            ]
+        )
         func aProxyTheEnvironmentNamesIsNeverSkipped(_ kind: AdapterKind, _ variable: (String, String)) async throws {
             var options = RequestOptions()
             options.proxy = try #require(ProxyConfiguration.fromEnvironment([variable.0: variable.1]))

@@ -91,3 +91,12 @@ extension Locked {
         }
     }
 }
+
+extension LockedBuffer: CustomReflectable {
+    /// Nothing of the guarded value: `dump` of a class that keeps its state in a lock (a cookie
+    /// jar, a credential store, a connection's defaults) would otherwise show all of it, secrets
+    /// included, and read it without the lock.
+    package var customMirror: Mirror {
+        Mirror(self, children: [:], displayStyle: .class, ancestorRepresentation: .suppressed)
+    }
+}

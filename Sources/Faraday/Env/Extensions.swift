@@ -14,3 +14,15 @@ struct Extensions: Sendable {
     }
 
 }
+
+extension Extensions: CustomReflectable {
+    /// The types of the values kept, not the values: a middleware's value may hold a secret (a
+    /// token answer decoded by DecodeJSON, a client's private key in TLS options).
+    var customMirror: Mirror {
+        Mirror(
+            self,
+            unlabeledChildren: values.values.map { "\(type(of: $0))" }.sorted(),
+            displayStyle: .set
+        )
+    }
+}

@@ -282,3 +282,18 @@ extension Request {
         }
     }
 }
+
+extension RequestBody: CustomReflectable {
+    /// What the body is and its size, never its bytes or value (a form's password, a token).
+    public var customMirror: Mirror {
+        let kind: String
+        switch storage {
+        case .empty: kind = "empty"
+        case .bytes(let data): kind = "\(data.count) bytes"
+        case .stream(let length, let source):
+            kind = "\(source.isReplayable ? "replayable" : "one-shot") stream of \(length.map { "\($0) bytes" } ?? "unknown length")"
+        case .value(let value, _): kind = "a value of type \(type(of: value)) to encode"
+        }
+        return Mirror(self, children: ["body": kind, "contentType": contentType as Any], displayStyle: .struct)
+    }
+}

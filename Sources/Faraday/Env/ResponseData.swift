@@ -33,7 +33,7 @@ extension ResponseData: CustomReflectable {
         Mirror(
             self,
             children: [
-                "status": status, "headers": Redaction().redact(headers), "body": body,
+                "status": status, "headers": Redaction().redact(headers), "body": "\(body.count) bytes",
                 "httpVersion": httpVersion as Any,
             ],
             displayStyle: .struct

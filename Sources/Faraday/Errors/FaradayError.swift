@@ -94,7 +94,10 @@ public struct FaradayError: Error, Sendable, CustomStringConvertible, CustomDebu
             children: [
                 "code": code, "message": url.map { redaction.scrub(message, of: $0) } ?? message,
                 "method": method as Any, "url": url.map { redaction.redacting($0) } as Any,
-                "response": response as Any, "underlying": underlying.map { "\($0)" } as Any,
+                "response": response as Any,
+                // An underlying error's text may name the URL too (URLError's failing URL).
+                "underlying": underlying.map { error in url.map { redaction.scrub("\(error)", of: $0) } ?? "\(error)" }
+                    as Any,
             ],
             displayStyle: .struct
         )

@@ -42,7 +42,12 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
     /// A SOCKS5 proxy, with user name and password authentication (RFC 1929) when `username` is
     /// given (which no adapter supports yet: such a request fails with
     /// ``FaradayError/Code/unsupportedOption`` rather than send without it).
-    public static func socks5(host: String, port: Int = 1080, username: String? = nil, password: String? = nil)
+    public static func socks5(
+        host: String,
+        port: Int = 1080,
+        username: String? = nil,
+        password: String? = nil
+    )
         -> Proxy
     {
         Proxy(kind: .socks5, host: host, port: port, username: username, password: password)

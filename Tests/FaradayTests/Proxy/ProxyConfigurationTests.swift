@@ -283,10 +283,12 @@ import Testing
 
     /// Every proxy curl would use is read, the ones no adapter can use too, so that a request
     /// refuses it rather than go direct.
-    @Test(arguments: [
-        ("https://secure-proxy", Proxy.Kind.https, 443, nil), ("socks4://x:1080", .socks4, 1080, nil),
-        ("socks4a://x", .socks4, 1080, nil), ("socks5://u:p@s:1080", .socks5, 1080, "u"),
-    ] as [(String, Proxy.Kind, Int, String?)])
+    @Test(
+        arguments: [
+            ("https://secure-proxy", Proxy.Kind.https, 443, nil), ("socks4://x:1080", .socks4, 1080, nil),
+            ("socks4a://x", .socks4, 1080, nil), ("socks5://u:p@s:1080", .socks5, 1080, "u"),
+        ] as [(String, Proxy.Kind, Int, String?)]
+    )
     func proxiesNoAdapterCanUseAreReadToo(_ text: String, _ kind: Proxy.Kind, _ port: Int, _ user: String?) throws {
         let proxy = try #require(Proxy(url: text))
         #expect(proxy.kind == kind && proxy.port == port && proxy.username == user)

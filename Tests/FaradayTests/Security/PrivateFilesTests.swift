@@ -48,7 +48,12 @@ import Testing
 
     @Test func aSpooledUploadBodyIsTheOwnersOnly() async throws {
         var request = Request(method: .post, url: try #require(URL(string: "https://example.com/upload")))
-        request.body = .stream { AsyncStream { $0.yield(Data("password=SECRET".utf8)); $0.finish() } }
+        request.body = .stream {
+            AsyncStream {
+                $0.yield(Data("password=SECRET".utf8))
+                $0.finish()
+            }
+        }
         let file = try await URLSessionAdapter.spool(request)
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(try mode(file) == 0o600)

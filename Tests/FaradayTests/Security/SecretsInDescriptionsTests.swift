@@ -1,3 +1,4 @@
+import FaradayTestSupport
 import Foundation
 import Testing
 
@@ -12,7 +13,9 @@ import Testing
     private func request() throws -> Request {
         var request = Request(
             method: .get,
-            url: try #require(URL(string: "https://ada:SECRET-PASS@api.example.com/v1/me?access_token=SECRET-QUERY&x=1"))
+            url: try #require(
+                URL(string: "https://ada:SECRET-PASS@api.example.com/v1/me?access_token=SECRET-QUERY&x=1")
+            )
         )
         request.headers[.authorization] = "Bearer SECRET-TOKEN"
         request.headers[.cookie] = "sid=SECRET-COOKIE"
@@ -23,7 +26,10 @@ import Testing
 
     private func env() throws -> Env {
         var env = Env(request: try request())
-        env.response = ResponseData(status: .ok, headers: [.setCookie: "sid=SECRET-SET; Secure", .contentType: "text/plain"])
+        env.response = ResponseData(
+            status: .ok,
+            headers: [.setCookie: "sid=SECRET-SET; Secure", .contentType: "text/plain"]
+        )
         return env
     }
 
@@ -71,5 +77,63 @@ import Testing
         expectNoSecret(error)
         expectNoSecret(error as any Error)
         #expect(String(reflecting: error).contains("unauthorized"))
+    }
+
+    @Test func aBodyShowsItsKindNotItsValue() throws {
+        var request = try request()
+        for body in [
+            RequestBody.form(["user": "ada", "password": "SECRET-PASS"]), .json(["token": "SECRET-TOKEN"]),
+            .text("password=SECRET-PASS"), .bytes(Data("SECRET-KEY".utf8)),
+        ] {
+            request.body = body
+            expectNoSecret(request)
+            expectNoSecret(body)
+        }
+        var dumped = ""
+        dump(ResponseData(status: .ok, body: Data("SECRET".utf8)), to: &dumped)
+        #expect(dumped.contains("6 bytes") && !dumped.contains("83"), "no byte listed: \(dumped)")
+    }
+
+    @Test func optionsNeverShowAPrivateKey() throws {
+        let key = "-----BEGIN PRIVATE KEY-----\nSECRET-KEY\n-----END PRIVATE KEY-----"
+        var options = RequestOptions()
+        options.tls.clientIdentity = try ClientIdentity(
+            certificateChain: [try TLSCertificate(der: try TestCertificates.selfSigned().serverCertificateDER)],
+            privateKey: .pem(key)
+        )
+        expectNoSecret(options)
+        expectNoSecret(try #require(options.tls.clientIdentity))
+        var request = try request()
+        request.options = options
+        expectNoSecret(Env(request: request))
+    }
+
+    @Test func whatAMiddlewareKeepsInTheEnvShowsItsTypeOnly() throws {
+        var env = try env()
+        env.response?.body = Data(#"{"access_token":"SECRET-TOKEN"}"#.utf8)
+        env[DecodedJSONKey.self] = DecodedJSON(.object(["access_token": .string("SECRET-TOKEN")]))
+        #expect(env.json?["access_token"]?.string == "SECRET-TOKEN")
+        expectNoSecret(env)
+    }
+
+    @Test func anUnderlyingErrorIsScrubbedOfItsURL() throws {
+        let url = try #require(URL(string: "https://ada:SECRET-PASS@api.example.com/?access_token=SECRET-QUERY"))
+        let underlying = URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url])
+        let error = FaradayError(.readTimeout, "timed out", method: .get, url: url, underlying: underlying)
+        expectNoSecret(error)
+    }
+
+    @Test func statefulObjectsDumpNoSecret() throws {
+        let jar = CookieJar()
+        let origin = try #require(URL(string: "https://api.example.com/"))
+        jar.store(setCookieHeaders: ["sid=SECRET-COOKIE; Max-Age=60"], from: origin)
+        expectNoSecret(jar)
+        expectNoSecret(try #require(jar.allCookies.first))
+        let credential = OAuthCredential(accessToken: "SECRET-TOKEN", refreshToken: "SECRET-KEY")
+        expectNoSecret(credential)
+        let store = CredentialStore(credential: credential) { _ in credential }
+        expectNoSecret(store)
+        let connection = try Connection(url: "https://api.example.com", headers: [.authorization: "Bearer SECRET-TOKEN"])
+        expectNoSecret(connection)
     }
 }

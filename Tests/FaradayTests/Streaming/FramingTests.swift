@@ -32,7 +32,12 @@ import Testing
         ("lines", Streaming.lines, "", "\n"), ("sse", .serverSentEvents, "data: ", "\n\n"),
         ("json-seq", .jsonSequence, "\u{1E}", "\u{1E}"),
     ])
-    func aLineDrippedAByteAtATimeCostsItsLength(_ name: String, _ kind: Streaming, _ open: String, _ close: String)
+    func aLineDrippedAByteAtATimeCostsItsLength(
+        _ name: String,
+        _ kind: Streaming,
+        _ open: String,
+        _ close: String
+    )
         throws
     {
         var streaming = kind

@@ -109,7 +109,11 @@ public final class URLSessionAdapter: Adapter {
         guard let key = Self.sessionKey(for: request) else { return session }
         return keyedSessions.withLock { sessions in
             if let keyed = sessions[key] { return keyed }
-            let keyed = Self.makeSession(session.configuration, delegate: delegate, minimumVersion: key.tls.minimumVersion)
+            let keyed = Self.makeSession(
+                session.configuration,
+                delegate: delegate,
+                minimumVersion: key.tls.minimumVersion
+            )
             sessions[key] = keyed
             return keyed
         }

@@ -31,3 +31,17 @@ public struct OAuthCredential: Sendable, Hashable, Codable {
         return expiresAt.timeIntervalSince(now) <= margin.timeInterval
     }
 }
+
+extension OAuthCredential: CustomReflectable {
+    /// The expiry, never the tokens, for `print` and `dump`.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "accessToken": Redaction.placeholder,
+                "refreshToken": refreshToken.map { _ in Redaction.placeholder } as Any, "expiresAt": expiresAt as Any,
+            ],
+            displayStyle: .struct
+        )
+    }
+}

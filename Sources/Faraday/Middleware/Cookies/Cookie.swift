@@ -196,3 +196,18 @@ enum CookieRules {
         return dots == 3 && digits > 0
     }
 }
+
+extension Cookie: CustomReflectable {
+    /// The cookie's attributes with its value hidden, for `print` and `dump`.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "name": name, "value": Redaction.placeholder, "domain": domain, "path": path,
+                "isHostOnly": isHostOnly, "expiresAt": expiresAt as Any, "isSecure": isSecure,
+                "isHTTPOnly": isHTTPOnly, "sameSite": sameSite as Any, "createdAt": createdAt,
+            ],
+            displayStyle: .struct
+        )
+    }
+}

@@ -142,7 +142,8 @@ enum SetCookie {
                 let domain = value.hasPrefix(".") ? String(value.dropFirst()) : value
                 guard !domain.isEmpty else { return }
                 self.domain =
-                    domain.hasSuffix(".") ? domain.lowercasedCheaply : DomainName.canonical(domain) ?? domain.lowercasedCheaply
+                    domain.hasSuffix(".")
+                    ? domain.lowercasedCheaply : DomainName.canonical(domain) ?? domain.lowercasedCheaply
             case "path":
                 path = value.hasPrefix("/") ? value : nil
             case "secure": isSecure = true

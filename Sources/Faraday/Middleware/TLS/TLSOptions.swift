@@ -101,10 +101,12 @@ public struct ClientIdentity: Sendable, Hashable {
     }
 }
 
-extension ClientIdentity.PrivateKey: CustomStringConvertible, CustomDebugStringConvertible {
+extension ClientIdentity.PrivateKey: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Never the key itself: options, envs and errors are printed in logs.
     public var description: String { "PrivateKey(redacted)" }
     public var debugDescription: String { description }
+    /// No children: `dump` shows the ``description`` only, never the key.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
 }
 
 extension RequestOptions {
