@@ -291,7 +291,8 @@ extension RequestBody: CustomReflectable {
         case .empty: kind = "empty"
         case .bytes(let data): kind = "\(data.count) bytes"
         case .stream(let length, let source):
-            kind = "\(source.isReplayable ? "replayable" : "one-shot") stream of \(length.map { "\($0) bytes" } ?? "unknown length")"
+            kind =
+                "\(source.isReplayable ? "replayable" : "one-shot") stream of \(length.map { "\($0) bytes" } ?? "unknown length")"
         case .value(let value, _): kind = "a value of type \(type(of: value)) to encode"
         }
         return Mirror(self, children: ["body": kind, "contentType": contentType as Any], displayStyle: .struct)

@@ -133,7 +133,10 @@ import Testing
         expectNoSecret(credential)
         let store = CredentialStore(credential: credential) { _ in credential }
         expectNoSecret(store)
-        let connection = try Connection(url: "https://api.example.com", headers: [.authorization: "Bearer SECRET-TOKEN"])
+        let connection = try Connection(
+            url: "https://api.example.com",
+            headers: [.authorization: "Bearer SECRET-TOKEN"]
+        )
         expectNoSecret(connection)
     }
 }
