@@ -99,3 +99,17 @@ enum HALError {
         FaradayError(.parsingFailed, "The document is not valid HAL: \(detail).")
     }
 }
+
+extension Representation.Link: CustomReflectable {
+    /// The link with its `href` redacted (a tokened URL a server handed out), for `print` and `dump`.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "href": Redaction().redacting(urlText: href), "templated": templated, "type": type as Any,
+                "name": name as Any, "title": title as Any,
+            ],
+            displayStyle: .struct
+        )
+    }
+}

@@ -128,6 +128,13 @@ import Testing
         #expect(error.map { !$0.message.contains("SECRET") && !"\($0)".contains("SECRET") } == true)
     }
 
+    @Test func aLinkDumpsItsHrefRedacted() {
+        let link = Representation.Link(href: "https://api.example.com/items?access_token=SECRET-QUERY")
+        var dumped = ""
+        dump(link, to: &dumped)
+        for text in [dumped, "\(link)", String(reflecting: link)] { #expect(!text.contains("SECRET"), "\(text)") }
+    }
+
     @Test func navigationWorksWithoutDecodeHAL() async throws {
         let server = try await TestServer.start()
         let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = URLSessionAdapter() }

@@ -107,3 +107,21 @@ public struct Endpoint<Resource: Sendable>: Sendable {
         return trimmedBase + "/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path)
     }
 }
+
+extension Endpoint: CustomReflectable {
+    /// The endpoint through ``Redaction``: its path or URL and query without credential values,
+    /// its credential headers hidden, its body's kind only, whether it authenticates.
+    public var customMirror: Mirror {
+        let redaction = Redaction()
+        let query = redaction.redacting(urlText: "?" + FlatParamsEncoder().encode(self.query))
+        return Mirror(
+            self,
+            children: [
+                "method": method, "path": redaction.redacting(urlText: path), "query": String(query.dropFirst()),
+                "headers": redaction.redact(headers), "parameterSets": parameters.count, "body": body as Any,
+                "authenticates": authentication != nil,
+            ],
+            displayStyle: .struct
+        )
+    }
+}

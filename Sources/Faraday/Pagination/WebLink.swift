@@ -174,3 +174,16 @@ private struct LinkFieldReader {
         }
     }
 }
+
+extension WebLink: CustomReflectable {
+    /// The link with its target redacted (a signed or tokened URL), for `print` and `dump`.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "target": Redaction().redacting(target), "relations": relations, "parameters": parameters,
+            ],
+            displayStyle: .struct
+        )
+    }
+}

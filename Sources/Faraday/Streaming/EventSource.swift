@@ -128,3 +128,18 @@ extension Connection {
         EventSource(connection: self, path: path, headers: headers)
     }
 }
+
+extension EventSource: CustomReflectable {
+    /// The stream's settings, with its path (often `?access_token=…`) and headers redacted.
+    public var customMirror: Mirror {
+        let redaction = Redaction()
+        return Mirror(
+            self,
+            children: [
+                "path": redaction.redacting(urlText: path), "headers": redaction.redact(headers),
+                "reconnectionTime": reconnectionTime, "maxReconnects": maxReconnects,
+            ],
+            displayStyle: .struct
+        )
+    }
+}

@@ -139,4 +139,31 @@ import Testing
         )
         expectNoSecret(connection)
     }
+
+    @Test func valuesThatHoldAServersURLsShowThemRedacted() throws {
+        let url = try #require(
+            URL(string: "https://ada:SECRET-PASS@api.example.com/v1/me?access_token=SECRET-QUERY&x=1")
+        )
+        expectNoSecret(WebLink(target: url, relations: ["next"]))
+        expectNoSecret(FollowRedirects.Redirect(status: 302, from: url, to: url, method: .get))
+        let entry = CacheEntry(
+            url: url,
+            varyingRequestHeaders: ["Authorization": "Bearer SECRET-TOKEN", "Accept-Language": "en"],
+            status: .ok,
+            headers: [.setCookie: "sid=SECRET-SET"],
+            body: .data(Data("SECRET-KEY".utf8)),
+            requestDate: Date(),
+            responseDate: Date()
+        )
+        expectNoSecret(entry)
+        #expect(String(describing: entry).contains("Accept-Language"))
+        var endpoint = Endpoint<Void>(.get, url.absoluteString, query: ["api_key": "SECRET-KEY"], decoder: .none)
+        endpoint.headers[.authorization] = "Bearer SECRET-TOKEN"
+        endpoint.body = .form(["password": "SECRET-PASS"])
+        expectNoSecret(endpoint.authenticated(with: .bearer("SECRET-TOKEN")))
+        let connection = try Connection(url: "https://api.example.com")
+        expectNoSecret(
+            connection.eventSource("events?access_token=SECRET-QUERY", headers: [.cookie: "sid=SECRET-COOKIE"])
+        )
+    }
 }

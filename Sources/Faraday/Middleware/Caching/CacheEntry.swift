@@ -130,3 +130,25 @@ private struct BodyChunks: AsyncSequence, Sendable {
 
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(body: body, chunkSize: chunkSize) }
 }
+
+extension CacheEntry: CustomReflectable {
+    /// The entry through ``Redaction``: its URL, the credential request headers it varies on,
+    /// its credential response headers, and the body's size only.
+    public var customMirror: Mirror {
+        let redaction = Redaction()
+        var varying: [String: String?] = [:]
+        for (name, value) in varyingRequestHeaders {
+            varying[name] =
+                Redaction.matches(name, redaction.headers) ? value.map { _ in redaction.replacement } : value
+        }
+        return Mirror(
+            self,
+            children: [
+                "url": redaction.redacting(url), "varyingRequestHeaders": varying,
+                "status": status, "headers": redaction.redact(headers), "body": "\(body.count) bytes",
+                "requestDate": requestDate, "responseDate": responseDate,
+            ],
+            displayStyle: .struct
+        )
+    }
+}

@@ -206,3 +206,17 @@ extension Env {
     /// (``Authorization``, ``TokenRefresh``) add none to such a request.
     public var isCrossOriginRedirect: Bool { self[CrossOriginKey.self] ?? false }
 }
+
+extension FollowRedirects.Redirect: CustomReflectable {
+    /// The hop with both URLs redacted, for `print` and `dump`.
+    public var customMirror: Mirror {
+        let redaction = Redaction()
+        return Mirror(
+            self,
+            children: [
+                "status": status, "from": redaction.redacting(from), "to": redaction.redacting(to), "method": method,
+            ],
+            displayStyle: .struct
+        )
+    }
+}
