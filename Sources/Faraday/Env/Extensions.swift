@@ -15,14 +15,13 @@ struct Extensions: Sendable {
 
 }
 
-extension Extensions: CustomReflectable {
-    /// The types of the values kept, not the values: a middleware's value may hold a secret (a
-    /// token answer decoded by DecodeJSON, a client's private key in TLS options).
-    var customMirror: Mirror {
-        Mirror(
-            self,
-            unlabeledChildren: values.values.map { "\(type(of: $0))" }.sorted(),
-            displayStyle: .set
-        )
-    }
+extension Extensions: CustomStringConvertible, CustomReflectable {
+    /// The types of the values kept (`[TLSOptions, DecodedJSON]`), not the values: a middleware's
+    /// value may hold a secret (a token answer decoded by DecodeJSON, a client's private key).
+    var description: String { "[" + typeNames.joined(separator: ", ") + "]" }
+
+    /// The same type names, for `dump`.
+    var customMirror: Mirror { Mirror(self, unlabeledChildren: typeNames, displayStyle: .set) }
+
+    private var typeNames: [String] { values.values.map { "\(type(of: $0))" }.sorted() }
 }

@@ -106,9 +106,13 @@ private func isInvalid(_ error: FaradayError) -> Bool { error.code == .invalidRe
         // Options are printed with envs and errors: the key never is.
         var options = RequestOptions()
         options.tls = TLSOptions(clientIdentity: identity)
-        let printed = "\(options)"
-        #expect(!printed.contains("BEGIN PRIVATE KEY"))
-        #expect(printed.contains("PrivateKey(redacted)"))
+        var dumped = ""
+        dump(options, to: &dumped)
+        for printed in ["\(options)", String(reflecting: options), dumped, "\(identity)"] {
+            #expect(!printed.contains("BEGIN PRIVATE KEY") && !printed.contains("AA=="), "\(printed)")
+        }
+        // What middleware keep in options shows its type, not its value.
+        #expect("\(options)".contains("extensions: [TLSOptions]"))
         #expect(TLSOptions().isDefault)
         #expect(!TLSOptions(clientIdentity: identity).isDefault)
     }
