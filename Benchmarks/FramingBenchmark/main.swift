@@ -3,8 +3,8 @@
 //
 //     swift run -c release FramingBenchmark [bytes] [lines|sse|json-seq]
 //
-// Prints the time and, with `perf stat -e instructions`, gives the instructions for the run; the
-// Benchmarks README compares 256 KiB, 512 KiB and 1 MiB (each doubling should double the work).
+// Prints the time; the Benchmarks README compares the CPU time of 64 KiB to 1 MiB under
+// `/usr/bin/time` (each doubling should double the work, not quadruple it).
 import Faraday
 import Foundation
 

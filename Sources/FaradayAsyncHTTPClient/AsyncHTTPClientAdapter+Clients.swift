@@ -27,11 +27,9 @@ extension AsyncHTTPClientAdapter {
         }
         let proxy = options.proxy?.proxy(for: request.url)
         // AsyncHTTPClient speaks plain HTTP to HTTP proxies, and SOCKS5 without authentication.
-        try proxy?.refuseUnless(
-            proxy?.kind == .http || (proxy?.kind == .socks5 && proxy?.username == nil),
-            by: "AsyncHTTPClientAdapter",
-            for: request
-        )
+        if let proxy, !proxy.isPlainHTTPOrOpenSOCKS5 {
+            throw proxy.refusal(by: "AsyncHTTPClientAdapter", for: request)
+        }
         let key = ClientKey(
             connect: options.openTimeout ?? configuration.connectTimeout,
             read: options.readTimeout ?? configuration.readTimeout,
@@ -74,7 +72,7 @@ extension AsyncHTTPClientAdapter {
         switch proxy.kind {
         case .socks5:
             return .socksServer(host: proxy.host, port: proxy.port)
-        case .http, .https, .socks4:  // the last two refused by `clientKey(for:)`
+        case .http, .https, .socks4, .unreadable:  // all but the first refused by `clientKey(for:)`
             let authorization = proxy.username.map {
                 HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "")
             }

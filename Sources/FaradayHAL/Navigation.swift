@@ -144,11 +144,20 @@ extension Connection {
     /// GETs `target` and reads the answer as HAL: the representation ``DecodeHAL`` read, or the
     /// body read here when the stack has no ``DecodeHAL``.
     ///
+    /// A link of an `https` document to an `http` URL fails with `insecureRedirect`.
+    ///
     /// A link is the server's word, so the request carries credentials only to the origins the
     /// call that read `document` could send them to: the connection's, or, on a connection
     /// without a base URL that lists none, the origin the first document was asked from. Trust
     /// never moves to an origin a document names.
     func representation(at target: String, linkedFrom document: Representation) async throws -> Representation {
+        // As a redirect or a `next` page: a link never takes the client from HTTPS to HTTP.
+        if document.url?.scheme?.lowercased() == "https", URL(string: target)?.scheme?.lowercased() == "http" {
+            throw FaradayError(
+                .insecureRedirect,
+                "Refusing to follow a link of an HTTPS document to \(Redaction().redacting(urlText: target))."
+            )
+        }
         let env = try await get(target) { request in
             request.headers.accepts(contentTypes: [HAL.mediaType])
             if request.options.credentialOrigins.isEmpty {

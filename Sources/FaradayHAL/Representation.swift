@@ -220,3 +220,18 @@ public struct Representation: Sendable, Hashable {
         return copy
     }
 }
+
+extension Representation: CustomReflectable {
+    /// The document as `print` and `dump` show a plain struct's, with the URL it was read from
+    /// redacted (its links redact their own `href`s; properties are the server's data).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "properties": properties, "links": links, "embedded": embedded,
+                "url": url.map { Redaction().redacting($0) } as Any,
+            ],
+            displayStyle: .struct
+        )
+    }
+}

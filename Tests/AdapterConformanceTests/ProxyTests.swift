@@ -199,7 +199,8 @@ extension AdapterConformance {
             arguments: AdapterKind.allCases,
             [
                 ("http_proxy", "https://127.0.0.1:1"), ("all_proxy", "socks5h://me:secret@127.0.0.1:1"),
-                ("http_proxy", "socks4a://127.0.0.1:1"),
+                ("http_proxy", "socks4a://127.0.0.1:1"), ("http_proxy", "ftp://127.0.0.1:1"),
+                ("all_proxy", "http://127.0.0.1:70000"),
             ]
         )
         func aProxyTheEnvironmentNamesIsNeverSkipped(_ kind: AdapterKind, _ variable: (String, String)) async throws {

@@ -128,6 +128,19 @@ import Testing
         #expect(error.map { !$0.message.contains("SECRET") && !"\($0)".contains("SECRET") } == true)
     }
 
+    @Test func aLinkFromAnHTTPSDocumentToHTTPIsRefused() async throws {
+        let stubs = TestAdapter()
+        stubs.get("http://api.example.com/items") { _, _ in StubResponse(body: "{}") }
+        let connection = try Connection(url: "https://api.example.com") { $0.adapter = stubs }
+        let page = Representation(url: URL(string: "https://api.example.com/")).addingLink(
+            "items",
+            href: "http://api.example.com/items"
+        )
+        let error = await #expect(throws: FaradayError.self) { try await page.follow("items", on: connection) }
+        #expect(error?.code == .insecureRedirect)
+        #expect(stubs.calls.isEmpty)
+    }
+
     @Test func aLinkDumpsItsHrefRedacted() {
         let link = Representation.Link(href: "https://api.example.com/items?access_token=SECRET-QUERY")
         var dumped = ""

@@ -113,11 +113,10 @@ extension Endpoint: CustomReflectable {
     /// its credential headers hidden, its body's kind only, whether it authenticates.
     public var customMirror: Mirror {
         let redaction = Redaction()
-        let query = redaction.redacting(urlText: "?" + FlatParamsEncoder().encode(self.query))
         return Mirror(
             self,
             children: [
-                "method": method, "path": redaction.redacting(urlText: path), "query": String(query.dropFirst()),
+                "method": method, "path": redaction.redacting(urlText: path), "query": query,
                 "headers": redaction.redact(headers), "parameterSets": parameters.count, "body": body as Any,
                 "authenticates": authentication != nil,
             ],

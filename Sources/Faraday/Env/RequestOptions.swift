@@ -21,7 +21,8 @@ public struct RequestOptions: Sendable {
     /// The longest wait for the next bytes of the response, buffered or streamed. `nil`: the
     /// adapter's default, ``defaultReadTimeout`` on both built-in adapters, so a server that
     /// accepts and then sends nothing never holds a call forever. A stream that may stay silent
-    /// longer (a download from a slow origin, events without heartbeats) sets a longer one; a
+    /// longer (a download from a slow origin, events without heartbeats) sets a longer one, as does
+    /// one whose consumer may hold it back longer (`AsyncHTTPClientAdapter` counts that wait too); a
     /// stream's wait between frames is ``Streaming/idleTimeout``.
     public var readTimeout: Duration? {
         get { box.value.readTimeout }

@@ -64,17 +64,20 @@ public struct LinkPages: AsyncSequence, Sendable {
 
         public mutating func next() async throws -> Env? {
             let response: Response
-            if !started {
+            let isFirst = !started
+            if isFirst {
                 started = true
                 response = try await pages.first()
             } else if let target = next {
-                let credentials = Credentials(origins: origins, keepsCallCredentials: Origin(target) == firstOrigin)
+                // An origin that cannot be told (no host, an unknown scheme's port) is another one.
+                let sameOrigin = firstOrigin != nil && Origin(target) == firstOrigin
+                let credentials = Credentials(origins: origins, keepsCallCredentials: sameOrigin)
                 response = try await pages.follow(target, credentials)
             } else {
                 return nil
             }
             let env = try await response.value
-            if firstOrigin == nil {
+            if isFirst {
                 firstOrigin = Origin(env.redirects.first?.from ?? env.request.url)
                 origins = env.request.options.credentialOrigins
                 if origins.isEmpty, let firstOrigin { origins = ["\(firstOrigin)"] }
@@ -143,6 +146,8 @@ extension API {
             let configure = endpoint.configure
             next.configure = { request in
                 try configure?(&request)
+                // What `configure` added counts as the call's own too.
+                if !credentials.keepsCallCredentials { request.headers = request.headers.withoutCredentials }
                 if request.options.credentialOrigins.isEmpty { request.options.credentialOrigins = credentials.origins }
             }
             return try await response(for: next)

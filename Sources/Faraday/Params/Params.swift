@@ -82,3 +82,12 @@ public struct Params: Sendable, Hashable, ExpressibleByDictionaryLiteral, Sequen
 
     public func makeIterator() -> IndexingIterator<[Entry]> { entries.makeIterator() }
 }
+
+extension Params: CustomReflectable {
+    /// The parameters as a query, credential values (`access_token`, `api_key`, `user[password]`…)
+    /// hidden by ``Redaction``, for `print` and `dump`.
+    public var customMirror: Mirror {
+        let query = Redaction().redacting(urlText: "?" + NestedParamsEncoder().encode(self))
+        return Mirror(self, children: ["query": String(query.dropFirst())], displayStyle: .struct)
+    }
+}

@@ -93,7 +93,9 @@ public struct NoProxy: Sendable, Hashable, ExpressibleByStringLiteral {
         var name = Substring(text)
         if name.hasSuffix(".") { name.removeLast() }
         if name.hasPrefix(".") { name.removeFirst() }
-        return Entry(name: String(name), network: network(text), port: port)
+        let network = network(text)
+        guard !name.isEmpty || network != nil else { return nil }  // `.` alone names no host
+        return Entry(name: String(name), network: network, port: port)
     }
 
     /// `10.0.0.0/8`, `fd00::/8`, or an address alone (every bit counts).

@@ -18,6 +18,9 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
         case socks4
         /// A SOCKS5 proxy; host names are resolved by the proxy.
         case socks5
+        /// A variable's value that names no proxy Faraday or curl can use (`foo://p`, a port out of
+        /// range): requests that would use it fail, as curl's do, rather than go direct.
+        case unreadable
     }
 
     /// The proxy's protocol.
@@ -90,6 +93,7 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
 
     /// `http://user:***@proxy.local:3128`: the password never shows.
     public var description: String {
+        if kind == .unreadable { return "an unreadable proxy URL" }
         let user = username.map { "\($0):\(password == nil ? "" : "***")@" } ?? ""
         return "\(kind.rawValue)://\(user)\(address)"
     }
@@ -132,25 +136,32 @@ extension Proxy: CustomDebugStringConvertible, CustomReflectable {
 }
 
 extension Proxy {
-    /// Refuses this proxy unless `supported` says the adapter can use it: a request never goes
-    /// direct, nor without the proxy's credentials, when a proxy was asked for.
-    package func refuseUnless(
-        _ supported: Bool,
-        by adapter: String,
-        for request: Request
-    ) throws(FaradayError) {
-        guard !supported else { return }
+    /// An unreadable proxy, for a variable whose value is not a proxy URL.
+    static func unreadable(from variable: String) -> Proxy {
+        var proxy = Proxy(kind: .unreadable, host: "", port: 0, username: nil, password: nil)
+        proxy.variable = variable
+        return proxy
+    }
+
+    /// Whether AsyncHTTPClient can connect through this proxy: plain HTTP, or SOCKS5 without
+    /// authentication.
+    package var isPlainHTTPOrOpenSOCKS5: Bool { kind == .http || (kind == .socks5 && username == nil) }
+
+    /// The error that refuses this proxy for `request` on `adapter`: a request never goes direct,
+    /// nor without the proxy's credentials, when a proxy was asked for.
+    package func refusal(by adapter: String, for request: Request, hint: String = "") -> FaradayError {
         let what: String
         switch kind {
         case .https: what = "an HTTPS proxy (TLS to the proxy)"
         case .socks4: what = "a SOCKS4 proxy"
         case .socks5 where username != nil: what = "a SOCKS5 proxy with a user name and password"
-        case .http, .socks5: what = "this proxy"
+        case .unreadable: what = "a proxy whose URL it cannot read"
+        case .http, .socks5: what = "a proxy"
         }
         let source = variable.map { ", named by \($0)" } ?? ""
-        throw FaradayError(
+        return FaradayError(
             .unsupportedOption,
-            "\(adapter) cannot connect through \(what) (\(self)\(source)); the request was not sent, rather than go direct.",
+            "\(adapter) cannot connect through \(what) (\(self)\(source)); the request was not sent, rather than go direct.\(hint)",
             method: request.method,
             url: request.url
         )

@@ -50,11 +50,11 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// - `https://` URLs: `https_proxy`, `HTTPS_PROXY`, else `all_proxy`, `ALL_PROXY`.
     /// - Hosts that go direct: `no_proxy`, else `NO_PROXY` (see ``NoProxy``).
     ///
-    /// An empty variable counts as absent; a value that is not a proxy URL is ignored. Every proxy
-    /// curl would use is kept, with the variable it came from (``Proxy/variable``): an HTTPS or
-    /// SOCKS4 proxy, or a SOCKS5 proxy with credentials, which no adapter can use yet, then fails
-    /// each request that would go through it with ``FaradayError/Code/unsupportedOption`` naming
-    /// the variable, and never sends it direct.
+    /// An empty variable counts as absent. Every proxy curl would use is kept, with the variable
+    /// it came from (``Proxy/variable``): an HTTPS or SOCKS4 proxy, or a SOCKS5 proxy with
+    /// credentials, which no adapter can use yet, then fails each request that would go through it
+    /// with ``FaradayError/Code/unsupportedOption`` naming the variable, and never sends it direct;
+    /// so does a value that is no proxy URL (``Proxy/Kind/unreadable``), as curl fails on it.
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     )
@@ -65,8 +65,8 @@ public struct ProxyConfiguration: Sendable, Hashable {
                 guard let value = environment[name], !value.trimmingCharacters(in: .whitespaces).isEmpty else {
                     continue
                 }
-                var proxy = Proxy(url: value)
-                proxy?.variable = name
+                guard var proxy = Proxy(url: value) else { return .unreadable(from: name) }
+                proxy.variable = name
                 return proxy
             }
             return nil

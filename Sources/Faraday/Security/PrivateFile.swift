@@ -36,7 +36,6 @@ enum PrivateFile {
             let handle = try create(temporary)
             defer { try? handle.close() }
             try handle.write(contentsOf: data)
-            try handle.synchronize()
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error

@@ -116,21 +116,26 @@ struct TransformedChunks: AsyncSequence, Sendable {
         return rest
     }
 
-    /// How much of a whole body goes through the chain at a time: zlib makes at most about 1,032
-    /// bytes of one, so a piece adds at most about 16 MiB before the limit is checked again.
+    /// The most of a whole body that goes through the chain at a time.
     static let pieceSize = 16 * 1024
+    /// The most bytes zlib makes of one (deflate's best ratio is about 1,032 to 1).
+    static let largestGrowth = 1032
 
     /// A whole body through the chain, a piece at a time, failing with
     /// ``FaradayError/Code/bodyTooLarge`` as soon as what came out passes `limit`: a small
     /// compressed body never grows to the decompressor's own limits first (urllib3
-    /// CVE-2025-66471), and what is held stays under the limit plus one piece's output.
+    /// CVE-2025-66471). Each piece is small enough that even at deflate's best ratio it cannot
+    /// take the output more than about 64 KiB past the limit.
     static func apply(_ transforms: [any BodyTransform], to data: Data, limit: Int) throws(FaradayError) -> Data {
         guard !transforms.isEmpty else { return data }
         var body = Data()
         var start = data.startIndex
         repeat {
-            let end = data.index(start, offsetBy: pieceSize, limitedBy: data.endIndex) ?? data.endIndex
-            body.append(try push(data[start..<end], through: transforms[...]))
+            let budget = Swift.max(64, (limit - body.count) / largestGrowth + 1)
+            let end =
+                data.index(start, offsetBy: Swift.min(pieceSize, budget), limitedBy: data.endIndex) ?? data.endIndex
+            // A piece of its own (indices from 0), as a transform is handed any chunk.
+            body.append(try push(Data(data[start..<end]), through: transforms[...]))
             try check(body.count, limit)
             start = end
         } while start < data.endIndex

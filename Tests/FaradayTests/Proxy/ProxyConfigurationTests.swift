@@ -306,6 +306,13 @@ import Testing
         #expect(configuration.http?.kind == .socks5 && configuration.http?.variable == "all_proxy")
         #expect(configuration.http?.password == "secret")
         #expect(!"\(configuration)".contains("secret"))
+        // A value that is no proxy URL is refused too, as curl fails on it, never skipped.
+        let unreadable = try #require(
+            ProxyConfiguration.fromEnvironment(["http_proxy": "ftp://p", "all_proxy": "p:1"])
+        )
+        #expect(unreadable.http?.kind == .unreadable && unreadable.http?.variable == "http_proxy")
+        #expect(unreadable.https == .http(host: "p", port: 1))
+        #expect(NoProxy(". ,").matches(host: "x..", port: 80) == false, "a lone dot names no host")
     }
 
     @Test func aProxysDescriptionNeverShowsItsPassword() {

@@ -161,6 +161,9 @@ import Testing
         endpoint.headers[.authorization] = "Bearer SECRET-TOKEN"
         endpoint.body = .form(["password": "SECRET-PASS"])
         expectNoSecret(endpoint.authenticated(with: .bearer("SECRET-TOKEN")))
+        let params: Params = ["q": "swift", "access_token": "SECRET-TOKEN", "user": ["password": "SECRET-PASS"]]
+        expectNoSecret(params)
+        #expect(String(describing: params).contains("q=swift"))
         let connection = try Connection(url: "https://api.example.com")
         expectNoSecret(
             connection.eventSource("events?access_token=SECRET-QUERY", headers: [.cookie: "sid=SECRET-COOKIE"])

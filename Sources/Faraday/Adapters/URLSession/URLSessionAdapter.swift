@@ -80,20 +80,28 @@ public final class URLSessionAdapter: Adapter {
         minimumVersion: TLSProtocolVersion = .v1_2
     ) -> URLSession {
         #if canImport(Security) && canImport(CryptoKit)
-        // URLSession's own default minimum is TLS 1.0; TLSOptions promise 1.2 (a higher one set in
-        // the configuration is kept).
-        let wanted: tls_protocol_version_t = minimumVersion == .v1_3 ? .TLSv13 : .TLSv12
-        if configuration.tlsMinimumSupportedProtocolVersion.rawValue < wanted.rawValue {
-            let copy = configuration.copy() as? URLSessionConfiguration ?? configuration
-            copy.tlsMinimumSupportedProtocolVersion = wanted
-            return makeSession(copy, delegate: delegate, minimumVersion: minimumVersion)
-        }
+        let configuration = withMinimumVersion(configuration, minimumVersion)
         #endif
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "Faraday.URLSessionAdapter"
         return URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
+
+    #if canImport(Security) && canImport(CryptoKit)
+    /// `configuration`, or a copy of it accepting no TLS version below `minimum`: URLSession's own
+    /// default minimum is TLS 1.0, TLSOptions promise 1.2 (a higher one already set is kept).
+    private static func withMinimumVersion(
+        _ configuration: URLSessionConfiguration,
+        _ minimum: TLSProtocolVersion
+    ) -> URLSessionConfiguration {
+        let wanted: tls_protocol_version_t = minimum == .v1_3 ? .TLSv13 : .TLSv12
+        guard configuration.tlsMinimumSupportedProtocolVersion.rawValue < wanted.rawValue else { return configuration }
+        let copy = configuration.copy() as? URLSessionConfiguration ?? configuration
+        copy.tlsMinimumSupportedProtocolVersion = wanted
+        return copy
+    }
+    #endif
 
     /// The key of `request`'s session, or `nil` for the shared one (default TLS options, no pin).
     static func sessionKey(for request: Request) -> SessionKey? {
@@ -141,11 +149,10 @@ public final class URLSessionAdapter: Adapter {
         try Self.refuseTLSOptionsItCannotApply(request)
         // FoundationNetworking stores connectionProxyDictionary and never reads it; on Apple
         // platforms a proxy would need a session of its own per proxy, not built yet.
-        try options.proxy?.proxy(for: request.url)?.refuseUnless(
-            false,
-            by: "URLSessionAdapter (use AsyncHTTPClientAdapter)",
-            for: request
-        )
+        if let proxy = options.proxy?.proxy(for: request.url) {
+            let hint = proxy.isPlainHTTPOrOpenSOCKS5 ? " AsyncHTTPClientAdapter can use it." : ""
+            throw proxy.refusal(by: "URLSessionAdapter", for: request, hint: hint)
+        }
         try env.cancellation.check()
 
         var urlRequest = URLRequest(url: request.url)

@@ -42,8 +42,9 @@ public final class CookieJar: Resettable {
         self.persistsSessionCookies = false
     }
 
-    /// A jar kept in a JSON file: loaded now, rewritten atomically after every change, readable by
-    /// its owner only (mode 0600, whatever the file was before).
+    /// A jar kept in a JSON file: loaded now, rewritten atomically after every change, each time
+    /// as a new file readable by its owner only (mode 0600, whatever the file was before; a file
+    /// only loaded is left as it is).
     ///
     /// - Parameters:
     ///   - file: the file; a missing file is an empty jar.
