@@ -60,15 +60,17 @@ import Testing
 
     private let credentials = ["Authorization: Bearer t0k", "X-Api-Key: k3y"]
 
-    @Test func linksToAnotherOriginOrDownToHTTPGetNoCredentials() async throws {
+    @Test func linksToAnotherOriginGetNoCredentialsAndDownToHTTPAreRefused() async throws {
         let (stubs, received) = shop()
         let connection = try connection("https://api.example.com/v1", stubs)
         let root = try await connection.get("root").representation
-        for relation in ["same", "evil", "downgrade", "other"] { _ = try await root.follow(relation, on: connection) }
+        for relation in ["same", "evil", "other"] { _ = try await root.follow(relation, on: connection) }
+        let downgrade = await #expect(throws: FaradayError.self) { try await root.follow("downgrade", on: connection) }
+        #expect(downgrade?.code == .insecureRedirect, "an https document's link to http is not followed")
         #expect(received["https://api.example.com/v1/root"] == credentials)
         #expect(received["https://api.example.com/v1/orders"] == credentials)
         #expect(received["https://evil.example/steal"] == [])
-        #expect(received["http://api.example.com/v1/plain"] == [])
+        #expect(received["http://api.example.com/v1/plain"] == nil)
         #expect(received["https://other-host.example/x"] == [])
     }
 
@@ -130,10 +132,11 @@ import Testing
         let (stubs, received) = shop()
         let connection = try connection(nil, stubs)
         let root = try await connection.get("https://api.example.com/v1/root").representation
-        for relation in ["same", "evil", "downgrade"] { _ = try await root.follow(relation, on: connection) }
+        for relation in ["same", "evil"] { _ = try await root.follow(relation, on: connection) }
+        await #expect(throws: FaradayError.self) { try await root.follow("downgrade", on: connection) }
         #expect(received["https://api.example.com/v1/root"] == credentials)
         #expect(received["https://api.example.com/v1/orders"] == credentials)
         #expect(received["https://evil.example/steal"] == [])
-        #expect(received["http://api.example.com/v1/plain"] == [])
+        #expect(received["http://api.example.com/v1/plain"] == nil)
     }
 }
