@@ -205,7 +205,8 @@ extension AdapterConformance {
         )
         func aProxyTheEnvironmentNamesIsNeverSkipped(_ kind: AdapterKind, _ variable: (String, String)) async throws {
             var options = RequestOptions()
-            options.proxy = try #require(ProxyConfiguration.fromEnvironment([variable.0: variable.1]))
+            let configuration = try #require(ProxyConfiguration.fromEnvironment([variable.0: variable.1]))
+            options.proxy = configuration
             try await withConnection(kind, options: options) { connection, server in
                 await #expect { try await connection.get("echo").value } throws: { error in
                     guard let error = error as? FaradayError, error.code == .unsupportedOption else { return false }
