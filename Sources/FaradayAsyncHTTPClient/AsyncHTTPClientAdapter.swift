@@ -42,7 +42,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
         public var writeTimeout: Duration?
         /// NIOSSL settings for every request; a request's `RequestOptions.tls` apply on top. Its
         /// lowest protocol version is raised to TLS 1.2 (NIOSSL's own default is TLS 1.0), as
-        /// ``TLSOptions`` promise; a higher one is kept.
+        /// `TLSOptions` promise; a higher one is kept.
         public var tlsConfiguration: TLSConfiguration?
         /// Which HTTP versions to speak (HTTP/2 is negotiated over TLS with ALPN by `.automatic`).
         public var httpVersion: HTTPClient.Configuration.HTTPVersion = .automatic
