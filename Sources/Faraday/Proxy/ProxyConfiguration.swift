@@ -60,24 +60,27 @@ public struct ProxyConfiguration: Sendable, Hashable {
     )
         -> ProxyConfiguration?
     {
-        func proxy(_ names: String...) -> Proxy? {
-            for name in names {
-                guard let value = environment[name], !value.trimmingCharacters(in: .whitespaces).isEmpty else {
-                    continue
-                }
-                guard var proxy = Proxy(url: value) else { return .unreadable(from: name) }
-                proxy.variable = name
-                return proxy
+        /// The first of `names` set to more than blanks, and its value.
+        func first(_ names: String...) -> (name: String, value: String)? {
+            names.lazy.compactMap { name in environment[name].map { (name, $0) } }.first {
+                !$0.value.trimmingCharacters(in: .whitespaces).isEmpty
             }
-            return nil
         }
-        let all = proxy("all_proxy", "ALL_PROXY")
-        let http = proxy("http_proxy") ?? all
-        let https = proxy("https_proxy", "HTTPS_PROXY") ?? all
+        /// The proxy a variable names, marked with its name; an unreadable one rather than none.
+        func proxy(_ variable: (name: String, value: String)?) -> Proxy? {
+            guard let variable else { return nil }
+            guard var proxy = Proxy(url: variable.value) else { return .unreadable(from: variable.name) }
+            proxy.variable = variable.name
+            return proxy
+        }
+        let all = proxy(first("all_proxy", "ALL_PROXY"))
+        let http = proxy(first("http_proxy")) ?? all
+        let https = proxy(first("https_proxy", "HTTPS_PROXY")) ?? all
         guard http != nil || https != nil else { return nil }
-        let noProxy = ["no_proxy", "NO_PROXY"].lazy.compactMap { environment[$0] }.first {
-            !$0.trimmingCharacters(in: .whitespaces).isEmpty
-        }
-        return ProxyConfiguration(http: http, https: https, noProxy: NoProxy(noProxy ?? ""))
+        return ProxyConfiguration(
+            http: http,
+            https: https,
+            noProxy: NoProxy(first("no_proxy", "NO_PROXY")?.value ?? "")
+        )
     }
 }

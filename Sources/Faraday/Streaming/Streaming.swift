@@ -104,43 +104,24 @@ struct ChunkFramer: Framer {
 struct LineFramer: Framer {
     let maxFrameSize: Int
     let skipsEmptyLines: Bool
-    /// The unfinished line so far, none of which is a newline: each chunk is searched alone, so
-    /// a line dripped a byte at a time costs its length, not its length squared.
-    private var buffer = Data()
+    private var lines: SeparatedRecords
 
     init(maxFrameSize: Int, skipsEmptyLines: Bool) {
         self.maxFrameSize = maxFrameSize
         self.skipsEmptyLines = skipsEmptyLines
+        self.lines = SeparatedRecords(separator: UInt8(ascii: "\n"), maxSize: maxFrameSize)
     }
 
     mutating func frames(from chunk: Data) throws(FaradayError) -> [Frame] {
-        let newlines = chunk.indices(of: UInt8(ascii: "\n"))
-        guard let last = newlines.last else {
-            guard buffer.count + chunk.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
-            buffer.append(chunk)
-            return []
-        }
         var frames: [Frame] = []
-        var start = chunk.startIndex
-        for newline in newlines {
-            if buffer.isEmpty {
-                try emit(chunk[start..<newline], into: &frames)
-            } else {
-                buffer.append(chunk[start..<newline])
-                try emit(buffer[...], into: &frames)
-                buffer = Data()
-            }
-            start = newline + 1
-        }
-        buffer = Data(chunk[(last + 1)...])
-        guard buffer.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
+        for line in try lines.split(chunk) { try emit(line, into: &frames) }
         return frames
     }
 
     mutating func finish() throws(FaradayError) -> [Frame] {
         var frames: [Frame] = []
-        if !buffer.isEmpty { try emit(buffer[...], into: &frames) }
-        buffer = Data()
+        let rest = lines.takePending()
+        if !rest.isEmpty { try emit(rest, into: &frames) }
         return frames
     }
 
@@ -156,37 +137,27 @@ struct LineFramer: Framer {
 /// RFC 7464 records: each starts with RS (0x1E); the text up to the next RS is one JSON text.
 struct JSONSequenceFramer: Framer {
     let maxFrameSize: Int
-    /// The unfinished record so far, holding no RS: each chunk is searched alone.
-    private var buffer = Data()
+    private var records: SeparatedRecords
     private var started = false
 
-    init(maxFrameSize: Int) { self.maxFrameSize = maxFrameSize }
+    init(maxFrameSize: Int) {
+        self.maxFrameSize = maxFrameSize
+        self.records = SeparatedRecords(separator: 0x1E, maxSize: maxFrameSize)
+    }
 
     mutating func frames(from chunk: Data) throws(FaradayError) -> [Frame] {
-        let separators = chunk.indices(of: 0x1E)
-        guard let last = separators.last else {
-            guard buffer.count + chunk.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
-            buffer.append(chunk)
-            return []
-        }
         var frames: [Frame] = []
-        var start = chunk.startIndex
-        for separator in separators {
-            buffer.append(chunk[start..<separator])
-            if started { try emit(buffer, into: &frames) }
+        for record in try records.split(chunk) {
+            if started { try emit(record, into: &frames) }  // what precedes the first RS is no record
             started = true
-            buffer = Data()
-            start = separator + 1
         }
-        buffer = Data(chunk[(last + 1)...])
-        guard buffer.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
         return frames
     }
 
     mutating func finish() throws(FaradayError) -> [Frame] {
         var frames: [Frame] = []
-        if started { try emit(buffer[...], into: &frames) }
-        buffer = Data()
+        let rest = records.takePending()
+        if started { try emit(rest, into: &frames) }
         return frames
     }
 
@@ -195,6 +166,54 @@ struct JSONSequenceFramer: Framer {
         let trimmed = record.trimmingWhitespace()
         guard trimmed.count <= maxFrameSize else { throw .frameTooLarge(maxFrameSize) }
         if !trimmed.isEmpty { frames.append(Frame(trimmed)) }
+    }
+}
+
+/// The records of a byte stream that a separator byte ends (lines, RFC 7464 records), cut chunk
+/// by chunk. The unfinished record is kept between chunks and each chunk is searched alone, so a
+/// record dripped a byte at a time costs its length, not its length squared.
+struct SeparatedRecords {
+    let separator: UInt8
+    let maxSize: Int
+    /// The unfinished record so far, holding no separator.
+    private var pending = Data()
+
+    init(separator: UInt8, maxSize: Int) {
+        self.separator = separator
+        self.maxSize = maxSize
+    }
+
+    /// The records `chunk` ends, without their separators (the pending bytes joined to the first);
+    /// what follows the last separator is kept. An unfinished record longer than `maxSize` fails
+    /// with ``FaradayError/Code/frameTooLarge``.
+    mutating func split(_ chunk: Data) throws(FaradayError) -> [Data] {
+        let separators = chunk.indices(of: separator)
+        guard let last = separators.last else {
+            guard pending.count + chunk.count <= maxSize else { throw .frameTooLarge(maxSize) }
+            pending.append(chunk)
+            return []
+        }
+        var records: [Data] = []
+        var start = chunk.startIndex
+        for end in separators {
+            if pending.isEmpty {
+                records.append(chunk[start..<end])
+            } else {
+                pending.append(chunk[start..<end])
+                records.append(pending)
+                pending = Data()
+            }
+            start = end + 1
+        }
+        pending = Data(chunk[(last + 1)...])
+        guard pending.count <= maxSize else { throw .frameTooLarge(maxSize) }
+        return records
+    }
+
+    /// The unfinished record, taken out when the stream ends.
+    mutating func takePending() -> Data {
+        defer { pending = Data() }
+        return pending
     }
 }
 

@@ -4,9 +4,6 @@ import HTTPTypes
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(Security)
-import Security
-#endif
 
 /// An adapter on Foundation's `URLSession`, available wherever Foundation is.
 ///
@@ -31,20 +28,14 @@ import Security
 /// buffered body is bounded by ``RequestOptions/maxBufferedBodySize``). Prefer
 /// `AsyncHTTPClientAdapter` on Linux servers.
 public final class URLSessionAdapter: Adapter {
-    private let session: URLSession
-    private let delegate: Delegate
+    /// The session of requests with the default TLS options and no pin.
+    let session: URLSession
+    let delegate: Delegate
     /// One session per set of TLS options and pinned host: URLSession checks a server's
     /// certificates once per connection, so a request may reuse only a connection opened under
     /// every TLS option it has (curl CVE-2021-22924, CVE-2022-27782). The default options and no
     /// pin use ``session``.
-    private let keyedSessions = Locked<[SessionKey: URLSession]>([:])
-
-    /// What a request's session must match: its TLS options, and its pinned host and rule.
-    struct SessionKey: Hashable {
-        let tls: TLSOptions
-        let pinnedHost: String?
-        let rule: PinningRule?
-    }
+    let keyedSessions = Locked<[SessionKey: URLSession]>([:])
 
     /// Creates an adapter with its own session built from `configuration`.
     ///
@@ -57,74 +48,9 @@ public final class URLSessionAdapter: Adapter {
         self.session = Self.makeSession(Self.stateless(configuration), delegate: delegate)
     }
 
-    /// A copy of `configuration` with every store of URLSession's own turned off.
-    private static func stateless(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
-        let copy = configuration.copy() as? URLSessionConfiguration ?? .ephemeral
-        copy.httpCookieStorage = nil
-        copy.httpShouldSetCookies = false
-        copy.httpCookieAcceptPolicy = .never
-        copy.urlCache = nil
-        copy.requestCachePolicy = .reloadIgnoringLocalCacheData
-        copy.urlCredentialStorage = nil
-        return copy
-    }
-
     deinit {
         session.invalidateAndCancel()
         for keyed in keyedSessions.withLock({ Array($0.values) }) { keyed.invalidateAndCancel() }
-    }
-
-    private static func makeSession(
-        _ configuration: URLSessionConfiguration,
-        delegate: Delegate,
-        minimumVersion: TLSProtocolVersion = .v1_2
-    ) -> URLSession {
-        #if canImport(Security) && canImport(CryptoKit)
-        let configuration = withMinimumVersion(configuration, minimumVersion)
-        #endif
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "Faraday.URLSessionAdapter"
-        return URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
-    }
-
-    #if canImport(Security) && canImport(CryptoKit)
-    /// `configuration`, or a copy of it accepting no TLS version below `minimum`: URLSession's own
-    /// default minimum is TLS 1.0, TLSOptions promise 1.2 (a higher one already set is kept).
-    private static func withMinimumVersion(
-        _ configuration: URLSessionConfiguration,
-        _ minimum: TLSProtocolVersion
-    ) -> URLSessionConfiguration {
-        let wanted: tls_protocol_version_t = minimum == .v1_3 ? .TLSv13 : .TLSv12
-        guard configuration.tlsMinimumSupportedProtocolVersion.rawValue < wanted.rawValue else { return configuration }
-        let copy = configuration.copy() as? URLSessionConfiguration ?? configuration
-        copy.tlsMinimumSupportedProtocolVersion = wanted
-        return copy
-    }
-    #endif
-
-    /// The key of `request`'s session, or `nil` for the shared one (default TLS options, no pin).
-    static func sessionKey(for request: Request) -> SessionKey? {
-        let tls = request.options.tls
-        let host = request.url.host?.lowercased()
-        let rule = host.flatMap { request.options.pinning?.activeRule(for: $0) }
-        guard rule != nil || !tls.isDefault else { return nil }
-        return SessionKey(tls: tls, pinnedHost: rule == nil ? nil : host, rule: rule)
-    }
-
-    /// The session for `request`: the shared one, or the one of its TLS options and pinned host.
-    private func session(for request: Request) -> URLSession {
-        guard let key = Self.sessionKey(for: request) else { return session }
-        return keyedSessions.withLock { sessions in
-            if let keyed = sessions[key] { return keyed }
-            let keyed = Self.makeSession(
-                session.configuration,
-                delegate: delegate,
-                minimumVersion: key.tls.minimumVersion
-            )
-            sessions[key] = keyed
-            return keyed
-        }
     }
 
     public func call(_ env: Env) async throws -> Completions {
