@@ -8,10 +8,10 @@ import Foundation
 // snippet.setup
 let caches = FileManager.default.temporaryDirectory.appending(path: "api-cache")
 let api = try Connection(url: "https://api.example.com") { builder in
+    builder.use(DecodeJSON.Handler())  // above the cache, so that hits are decoded too
     builder.use(FollowRedirects.Handler())  // each hop is cached under its own URL
     builder.use(HTTPCache.Handler(store: DiskCacheStore(directory: caches, capacity: 100 << 20)))
     builder.use(Retry.Handler())  // a hit costs no attempt; a miss is retried as a whole
-    builder.use(DecodeJSON.Handler())
     // snippet.hide
     builder.adapter = TestAdapter()
     // snippet.show

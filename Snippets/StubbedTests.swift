@@ -27,8 +27,8 @@ stubs.get("/v1/feed") { _, _ in
 let frames = connection.get("feed", streaming: .lines)
 do {
     for try await env in frames.completions where !env.isFinal { print(env.response?.text ?? "") }
-} catch let error as FaradayError {
-    assert(error.code == .readTimeout)
+} catch {
+    assert(error.code == .readTimeout)  // a FaradayError: the loop's errors are typed
 }
 
 // snippet.verify

@@ -48,7 +48,7 @@ print("  created \(created.selfLink?.href ?? "?") with \(created.embedded("shop:
 
 do {
     _ = try await root.follow("shop:basket", on: connection)
-} catch let error as FaradayError {
+} catch {
     print("A relation the API does not have: \(error.message)")
 }
 

@@ -116,13 +116,26 @@ public final class AsyncHTTPClientAdapter: Adapter {
 
     /// Shuts every client down, waiting for their connections to close. Requests made afterwards
     /// fail with `FaradayError.Code.connectionFailed`.
-    public func shutdown() async throws {
+    ///
+    /// - Throws: `FaradayError.Code.connectionFailed` when a client failed to shut down (it had
+    ///   been shut down already, say); the others are shut down all the same.
+    public func shutdown() async throws(FaradayError) {
         let clients = state.withLock { state -> [HTTPClient] in
             state.isShutDown = true
             defer { state.clients = [:] }
             return state.clients.values.map(\.client)
         }
-        for client in clients { try await client.shutdown() }
+        var failure: (any Error)?
+        for client in clients {
+            do {
+                try await client.shutdown()
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure {
+            throw FaradayError(.connectionFailed, "A client failed to shut down: \(failure)", underlying: failure)
+        }
     }
 
     /// How many clients the adapter holds (for tests of its bound).

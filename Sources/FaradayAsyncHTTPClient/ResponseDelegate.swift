@@ -62,6 +62,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
                 if let head = state.head, streams || state.isFinished {
                     return .success(Head(head: head, body: streams ? nil : state.buffered))
                 }
+                if state.isFinished { return .failure(Self.endedWithoutHead) }
                 state.headWaiter = continuation
                 return nil
             }
@@ -161,17 +162,36 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        let (headWaiter, partWaiter, head, body) = state.withLock { state in
+        finish()
+    }
+
+    /// The end of the transfer: every waiter is resumed, the head waiter with a failure when no
+    /// head came (AsyncHTTPClient ends a request with neither head nor error only by mistake, and
+    /// a waiter left waiting would hang the call).
+    func finish() {
+        let (headWaiter, partWaiter, head) = state.withLock { state in
             state.isFinished = true
             defer {
                 state.headWaiter = nil
                 state.partWaiter = nil
             }
-            return (state.headWaiter, state.partWaiter, state.head, state.buffered)
+            let head = state.head.map { Head(head: $0, body: streams ? nil : state.buffered) }
+            return (state.headWaiter, state.partWaiter, head)
         }
-        if let headWaiter, let head { headWaiter.resume(returning: Head(head: head, body: streams ? nil : body)) }
+        if let headWaiter {
+            if let head {
+                headWaiter.resume(returning: head)
+            } else {
+                headWaiter.resume(throwing: Self.endedWithoutHead)
+            }
+        }
         partWaiter?.resume(returning: nil)
     }
+
+    static let endedWithoutHead = FaradayError(.invalidResponse, "The transfer ended without a response head.")
+
+    /// Whether a consumer waits for the head now, for tests.
+    var isWaitingForHead: Bool { state.withLock { $0.headWaiter != nil } }
 }
 
 /// The buffered body grew past the request's limit.

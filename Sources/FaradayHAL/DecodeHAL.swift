@@ -35,6 +35,16 @@ public struct DecodeHAL: Middleware {
         }
 
         public func build(app: any App) -> any App { DecodeHAL(app: app, handler: self) }
+
+        /// Below `HTTPCache` it would never see a hit: the cache answers one without calling the
+        /// layers below it, so every cached document would come back unread.
+        public func checkPlacement(in handlers: [any Faraday.Handler], at index: Int) throws(FaradayError) {
+            guard handlers[..<index].contains(where: { $0 is HTTPCache.Handler }) else { return }
+            throw FaradayError(
+                .misplacedHandler,
+                "DecodeHAL sits below HTTPCache, which answers a hit without calling the layers below it: every cached document would come back unread (env.representation nil). Put DecodeHAL.Handler above HTTPCache.Handler."
+            )
+        }
     }
 
     public func onRequest(_ env: inout Env) async throws {

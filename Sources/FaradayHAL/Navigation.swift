@@ -20,7 +20,7 @@ extension Representation {
         with variables: [String: URITemplate.Value] = [:],
         name: String? = nil,
         on connection: Connection
-    ) async throws -> Representation {
+    ) async throws(FaradayError) -> Representation {
         guard let link = link(relation, name: name) else {
             let which = name.map { " named \"\($0)\"" } ?? ""
             throw FaradayError(
@@ -33,7 +33,7 @@ extension Representation {
 
     /// Walks a path of relations separated by `/` (`"shop:catalog/shop:books"`), taking an
     /// embedded resource where there is one and following a link where there is not.
-    public func follow(path: String, on connection: Connection) async throws -> Representation {
+    public func follow(path: String, on connection: Connection) async throws(FaradayError) -> Representation {
         var current = self
         for relation in path.split(separator: "/").map(String.init) {
             if let embedded = current.embedded(relation).first {
@@ -98,6 +98,9 @@ extension Representation {
 
         /// Fetches the next page when asked.
         public struct AsyncIterator: AsyncIteratorProtocol {
+            /// Every failure is a `FaradayError`.
+            public typealias Failure = FaradayError
+
             enum Pending {
                 case page(Representation)
                 case link(String, from: Representation)
@@ -109,7 +112,8 @@ extension Representation {
             let connection: Connection
             var visited: Set<String> = []
 
-            public mutating func next() async throws -> Representation? {
+            /// The next page; `nil` after the page without the link.
+            public mutating func next() async throws(FaradayError) -> Representation? {
                 let page: Representation
                 switch pending {
                 case .finished:
@@ -150,7 +154,10 @@ extension Connection {
     /// call that read `document` could send them to: the connection's, or, on a connection
     /// without a base URL that lists none, the origin the first document was asked from. Trust
     /// never moves to an origin a document names.
-    func representation(at target: String, linkedFrom document: Representation) async throws -> Representation {
+    func representation(
+        at target: String,
+        linkedFrom document: Representation
+    ) async throws(FaradayError) -> Representation {
         // As a redirect or a `next` page: a link never takes the client from HTTPS to HTTP.
         if document.url?.scheme?.lowercased() == "https", URL(string: target)?.scheme?.lowercased() == "http" {
             throw FaradayError(
@@ -167,7 +174,8 @@ extension Connection {
             }
         }.value
         if let error = FaradayError.statusError(for: env) { throw error }
-        return try env.representation ?? Representation(reading: env)
+        if let representation = env.representation { return representation }
+        return try Representation(reading: env)
     }
 }
 
@@ -175,7 +183,7 @@ extension Response {
     /// The response read as HAL: waits for the final completion and returns what ``DecodeHAL``
     /// read, or throws `FaradayError.Code.parsingFailed` when the response held no HAL.
     public var representation: Representation {
-        get async throws {
+        get async throws(FaradayError) {
             let env = try await value
             guard let representation = env.representation else {
                 throw FaradayError(

@@ -26,7 +26,8 @@ enum Next { case keepAlive, close }
 /// - `/drip?bytes=N&interval=MS`: N bytes, one every MS milliseconds.
 /// - `/flaky?key=K&failures=N&status=S&retryAfter=R`: the first N requests with key K get status S
 ///   (503 by default, with `Retry-After: R` when given), the next `{"attempts":…,"bodies":[…]}`.
-/// - `/redirect/CODE?to=LOCATION`: status CODE with `Location: LOCATION`, verbatim.
+/// - `/redirect/CODE?to=LOCATION`: status CODE with `Location: LOCATION`, verbatim; with
+///   `nolocation=1`, no `Location` at all.
 /// - `/loop`: a 302 to itself.
 /// - `/compressed?encoding=gzip|deflate|raw&size=N&zeros=1&chunked=1&truncate=1`: N bytes of the
 ///   `offset % 251` pattern (or zeros) compressed, with `Content-Encoding` (`raw` is sent as
@@ -86,11 +87,10 @@ enum Routes {
                 )
             }
         case ("redirect", let code?):
-            try await writer.respond(
-                Int(code) ?? 302,
-                headers: [("location", request.query["to"] ?? "/echo")],
-                text: "redirecting"
-            )
+            // `nolocation=1`: the status alone, as a server may send it (a 300's list of choices,
+            // a 304-like answer from a misconfigured proxy).
+            let location = request.query["nolocation"] == "1" ? [] : [("location", request.query["to"] ?? "/echo")]
+            try await writer.respond(Int(code) ?? 302, headers: location, text: "redirecting")
         case ("loop", nil):
             try await writer.respond(302, headers: [("location", "/loop")], text: "again")
         case ("compressed", nil):

@@ -39,6 +39,47 @@ extension AdapterConformance {
             return seen
         }
 
+        /// Issue 45: the cassette kept only the 200 of a retried call, so a replay never retried.
+        /// Every exchange that reached the adapter is recorded, and replayed in order.
+        @Test(arguments: AdapterKind.allCases, [false, true])
+        func theAttemptsARetryDiscardsAreRecordedAndReplayed(_ kind: AdapterKind, _ streamed: Bool) async throws {
+            let file = Self.cassetteFile()
+            defer { try? FileManager.default.removeItem(at: file) }
+            let server = try await TestServer.start()
+            let base = server.baseURL.absoluteString
+            let path = "flaky?key=\(UUID().uuidString)&failures=1"
+            let retry = Retry.Handler(statuses: [503], sleep: { _ in })
+            let real = try kind.makeAdapter()
+            let recordingAdapter = CassetteAdapter(cassette: file, recordingWith: real)
+            let recording = try Connection(url: base) {
+                $0.use(retry)
+                $0.adapter = recordingAdapter
+            }
+            let recorded = try await recording.get(path, streaming: streamed ? .chunks : nil).value
+            #expect(recorded.status == .ok)
+            #expect(recordingAdapter.interactions.map(\.response.status) == [503, 200])
+            try await (real as? AsyncHTTPClientAdapter)?.shutdown()
+            try await server.shutdown()
+
+            let offline = try kind.makeAdapter()
+            let attempts = Locked<[Int]>([])
+            let replaying = try Connection(url: base) {
+                $0.use(
+                    Retry.Handler(
+                        statuses: [503],
+                        onRetry: { attempt in attempts.withLock { $0.append(attempt.number) } },
+                        sleep: { _ in }
+                    )
+                )
+                $0.adapter = CassetteAdapter(cassette: file, recordingWith: offline)
+            }
+            let replayed = try await replaying.get(path, streaming: streamed ? .chunks : nil).value
+            try await (offline as? AsyncHTTPClientAdapter)?.shutdown()
+            #expect(replayed.status == .ok)
+            #expect(attempts.withLock { $0 }.count == 1, "the replay retried the recorded 503 once")
+            if !streamed { #expect(replayed.body == recorded.body) }
+        }
+
         @Test(arguments: AdapterKind.allCases, [false, true])
         func aReplayWithTheServerStoppedGivesTheSameCompletions(_ kind: AdapterKind, _ streamed: Bool) async throws {
             let file = Self.cassetteFile()

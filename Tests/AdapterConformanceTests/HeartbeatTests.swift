@@ -83,5 +83,24 @@ extension AdapterConformance {
                 #expect(server.requestsReceived == 4, "three streams of 2, 2 and 1 events, then a 204")
             }
         }
+
+        /// Issue 45: the docs said both that the loop ends and that it throws when reconnections
+        /// run out. It throws `connectionFailed`, typed: `error.code` needs no cast.
+        @Test(arguments: AdapterKind.allCases)
+        func anEventSourceThatCannotReconnectThrowsConnectionFailed(_ kind: AdapterKind) async throws {
+            let port = try await unusedLocalPort()
+            let connection = try Connection(url: "http://127.0.0.1:\(port)") { $0.adapter = try kind.makeAdapter() }
+            var source = connection.eventSource("events")
+            source.reconnectionTime = .milliseconds(1)
+            source.maxReconnects = 2
+            var events = 0
+            do {
+                for try await _ in source { events += 1 }
+                Issue.record("the loop ended without an error")
+            } catch {
+                #expect(error.code == .connectionFailed)
+            }
+            #expect(events == 0)
+        }
     }
 }

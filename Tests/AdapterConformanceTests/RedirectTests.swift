@@ -22,6 +22,32 @@ extension AdapterConformance {
             }
         }
 
+        /// Issue 45: a 3xx without `Location` is an answer to hand back (and to cache), not a bad
+        /// response. FoundationNetworking drops its body (the Adapters article says so).
+        @Test(arguments: AdapterKind.allCases, [false, true])
+        func aRedirectStatusWithoutLocationIsDelivered(_ kind: AdapterKind, _ streamed: Bool) async throws {
+            try await withConnection(kind, handlers: [FollowRedirects.Handler()]) { connection, _ in
+                for status in [301, 302, 303, 307, 308] {
+                    var last: Env?
+                    var body = Data()
+                    for try await env in connection.get(
+                        "redirect/\(status)?nolocation=1",
+                        streaming: streamed ? .chunks : nil
+                    ).completions {
+                        body.append(env.body)
+                        last = env
+                    }
+                    let env = try #require(last)
+                    #expect(env.status?.code == status)
+                    #expect(env.responseHeaders[.location] == nil)
+                    #expect(env.redirects.isEmpty)
+                    if kind == .asyncHTTPClient {
+                        #expect(String(decoding: body, as: UTF8.self) == "redirecting")
+                    }
+                }
+            }
+        }
+
         @Test(arguments: AdapterKind.allCases)
         func standardsCompliantModeKeepsPOSTOn301And302(_ kind: AdapterKind) async throws {
             try await withConnection(kind, handlers: [FollowRedirects.Handler(standardsCompliant: true)]) {

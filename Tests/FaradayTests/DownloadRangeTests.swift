@@ -47,4 +47,24 @@ import Testing
         for (name, value) in fields { headers.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
         #expect(FileDownload.validator(of: headers) == expected)
     }
+
+    /// Issue 45: `download` takes its parameters in the order of every verb, then its own.
+    @Test func aDownloadTakesParamsAndHeadersInTheOrderOfEveryVerb() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/file") { env, _ in
+            StubResponse(body: "\(env.request.url.query ?? "") \(env.request.headers[.authorization] ?? "")")
+        }
+        let connection = try makeConnection(adapter: stubs)
+        let file = FileManager.default.temporaryDirectory.appending(path: "faraday-order-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let env = try await connection.download(
+            "file",
+            params: ["v": "2"],
+            headers: [.authorization: "Bearer t"],
+            to: file,
+            resumeAttempts: 0
+        ).value
+        #expect(env.downloadedFile?.url == file)
+        #expect(try String(contentsOf: file, encoding: .utf8) == "v=2 Bearer t")
+    }
 }

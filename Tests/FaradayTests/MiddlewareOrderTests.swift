@@ -261,6 +261,33 @@ import Testing
         #expect(stubs.calls.isEmpty)
     }
 
+    // MARK: DecodeJSON / HTTPCache: above only
+
+    /// Above the cache, DecodeJSON decodes a hit as it decodes a miss (issue 45: the Caching
+    /// article's stack put it below, and every hit came back with `env.json == nil`).
+    @Test func decodeJSONAboveHTTPCacheDecodesHits() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/user") { _, _ in
+            StubResponse(headers: [.contentType: "application/json", .cacheControl: "max-age=60"], body: #"{"id":7}"#)
+        }
+        let connection = try makeConnection([DecodeJSON.Handler(), HTTPCache.Handler()], adapter: stubs)
+        let miss = try await connection.get("user").value
+        let hit = try await connection.get("user").value
+        #expect(miss.cacheStatus == .miss && hit.cacheStatus == .hit)
+        #expect(miss.json?["id"]?.int == 7 && hit.json?["id"]?.int == 7)
+        #expect(stubs.calls.count == 1)
+    }
+
+    /// Below it, hits would skip the decoder: the first request fails before anything is sent.
+    @Test func decodeJSONBelowHTTPCacheIsRefusedOnFirstUse() async throws {
+        let stubs = TestAdapter()
+        let connection = try makeConnection([HTTPCache.Handler(), DecodeJSON.Handler()], adapter: stubs)
+        let error = await #expect(throws: FaradayError.self) { try await connection.get("user").value }
+        #expect(error?.code == .misplacedHandler)
+        #expect(error?.message.contains("Put DecodeJSON.Handler above HTTPCache.Handler") == true)
+        #expect(stubs.calls.isEmpty)
+    }
+
     // MARK: Decoders / Decompression: the same
 
     /// `{"a":1}` gzipped.

@@ -13,6 +13,31 @@ import Testing
         }
     }
 
+    /// Issue 45: only `use` put an adapter's handler at the bottom; insert and swap put it
+    /// mid-stack, where it cut off every layer below it.
+    @Test func insertAndSwapRefuseAnAdaptersHandler() throws {
+        var builder = RackBuilder()
+        builder.use(Marker.Handler(label: "m1"))
+        let adapterHandler = URLSessionAdapter.Handler()
+        var errors: [FaradayError?] = []
+        errors.append(#expect(throws: FaradayError.self) { try builder.insert(adapterHandler, at: 0) })
+        errors.append(
+            #expect(throws: FaradayError.self) { try builder.insert(adapterHandler, before: Marker.Handler.self) }
+        )
+        errors.append(
+            #expect(throws: FaradayError.self) { try builder.insert(adapterHandler, after: Marker.Handler.self) }
+        )
+        errors.append(
+            #expect(throws: FaradayError.self) { try builder.swap(Marker.Handler.self, with: adapterHandler) }
+        )
+        #expect(errors.map { $0?.code } == Array(repeating: .misplacedHandler, count: 4))
+        #expect(labels(builder) == ["m1"])
+        #expect(builder.adapter == nil)
+        let connection = Connection(url: URL(string: "https://example.com"))
+        let error = #expect(throws: FaradayError.self) { try connection.insert(adapterHandler, at: 0) }
+        #expect(error?.code == .misplacedHandler)
+    }
+
     @Test func handlersCanBePlacedByPositionAndType() throws {
         let recorder = Recorder()
         var builder = RackBuilder()

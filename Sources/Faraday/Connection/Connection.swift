@@ -83,7 +83,7 @@ public final class Connection: Sendable {
         params: Params = Params(),
         options: RequestOptions = RequestOptions()
     ) {
-        self.init(url: url, headers: headers, params: params, options: options) { _ in }
+        self.init(url: url, headers: headers, params: params, options: options, builder: RackBuilder())
     }
 
     /// Creates a connection and sets up its middleware stack and adapter.
@@ -95,17 +95,42 @@ public final class Connection: Sendable {
     ///   - options: default ``RequestOptions``.
     ///   - configure: sets up the middleware stack and adapter (``URLSessionAdapter`` when it
     ///     sets none).
-    public init(
+    public convenience init(
+        url: URL? = nil,
+        headers: HTTPFields = HTTPFields(),
+        params: Params = Params(),
+        options: RequestOptions = RequestOptions(),
+        configure: (inout RackBuilder) -> Void
+    ) {
+        var builder = RackBuilder()
+        configure(&builder)
+        self.init(url: url, headers: headers, params: params, options: options, builder: builder)
+    }
+
+    /// Creates a connection whose set-up may fail (``RackBuilder/insert(_:at:)`` throws, and so
+    /// may your own code).
+    ///
+    /// - Throws: the ``FaradayError`` that `configure` threw; any other error it threw, as
+    ///   ``FaradayError/Code/unknown`` with the error as its `underlying` one.
+    public convenience init(
         url: URL? = nil,
         headers: HTTPFields = HTTPFields(),
         params: Params = Params(),
         options: RequestOptions = RequestOptions(),
         configure: (inout RackBuilder) throws -> Void
-    ) rethrows {
+    ) throws(FaradayError) {
+        var builder = RackBuilder()
+        do {
+            try configure(&builder)
+        } catch {
+            throw FaradayError.wrapping(error)
+        }
+        self.init(url: url, headers: headers, params: params, options: options, builder: builder)
+    }
+
+    private init(url: URL?, headers: HTTPFields, params: Params, options: RequestOptions, builder: RackBuilder) {
         var headers = headers
         if !headers.contains(.userAgent) { headers[.userAgent] = Self.defaultUserAgent }
-        var builder = RackBuilder()
-        try configure(&builder)
         self.defaults = Locked(Defaults(url: url, headers: headers, params: params, options: options))
         self.stack = Locked(Stack(builder: builder))
     }
@@ -113,14 +138,14 @@ public final class Connection: Sendable {
     /// Creates a connection from a base URL string.
     ///
     /// - Throws: ``FaradayError/Code/invalidURL`` unless `url` is an http or https URL with a host;
-    ///   errors thrown by `configure`.
+    ///   what `configure` threw, as the initializer on a `URL` throws it.
     public convenience init(
         url: String,
         headers: HTTPFields = HTTPFields(),
         params: Params = Params(),
         options: RequestOptions = RequestOptions(),
         configure: (inout RackBuilder) throws -> Void = { _ in }
-    ) throws {
+    ) throws(FaradayError) {
         try self.init(
             url: URLResolver.validateBase(url),
             headers: headers,
@@ -184,22 +209,24 @@ public final class Connection: Sendable {
         try use(handler)
     }
 
-    /// Inserts a handler at `index` (0 is the outermost).
+    /// Inserts a handler at `index` (0 is the outermost); see ``RackBuilder/insert(_:at:)``.
     public func insert(_ handler: any Handler, at index: Int) throws(FaradayError) {
         try editStack { builder throws(FaradayError) in try builder.insert(handler, at: index) }
     }
 
-    /// Inserts a handler just above the first handler of type `existing`.
+    /// Inserts a handler just above the first handler of type `existing`; see
+    /// ``RackBuilder/insert(_:before:)``.
     public func insert(_ handler: any Handler, before existing: any Handler.Type) throws(FaradayError) {
         try editStack { builder throws(FaradayError) in try builder.insert(handler, before: existing) }
     }
 
-    /// Inserts a handler just below the first handler of type `existing`.
+    /// Inserts a handler just below the first handler of type `existing`; see
+    /// ``RackBuilder/insert(_:after:)``.
     public func insert(_ handler: any Handler, after existing: any Handler.Type) throws(FaradayError) {
         try editStack { builder throws(FaradayError) in try builder.insert(handler, after: existing) }
     }
 
-    /// Replaces the first handler of type `existing`.
+    /// Replaces the first handler of type `existing`; see ``RackBuilder/swap(_:with:)``.
     public func swap(_ existing: any Handler.Type, with handler: any Handler) throws(FaradayError) {
         try editStack { builder throws(FaradayError) in try builder.swap(existing, with: handler) }
     }

@@ -27,19 +27,22 @@ extension Connection {
     /// The request asks for `Accept-Encoding: identity`, so that the file holds the bytes the
     /// ranges count.
     ///
+    /// The parameters come in the order of every verb (`get(_:params:headers:)`), then the
+    /// download's own.
+    ///
     /// - Parameters:
     ///   - path: a path relative to ``url``, or a full http(s) URL.
-    ///   - destination: the file to write.
     ///   - params: query parameters, over the connection's and the path's.
     ///   - headers: headers, over the connection's.
+    ///   - destination: the file to write.
     ///   - resumeAttempts: how many times a cut transfer resumes within this call.
     ///   - configure: changes the request once it is built.
     @discardableResult
     public func download(
         _ path: String = "",
-        to destination: URL,
         params: Params = Params(),
         headers: HTTPFields = HTTPFields(),
+        to destination: URL,
         resumeAttempts: Int = 3,
         configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
@@ -59,7 +62,7 @@ extension Connection {
     }
 }
 
-/// What ``Connection/download(_:to:params:headers:resumeAttempts:configure:)`` wrote.
+/// What ``Connection/download(_:params:headers:to:resumeAttempts:configure:)`` wrote.
 public struct DownloadedFile: Sendable, Hashable {
     /// The file.
     public var url: URL

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 
-/// The work of ``Connection/download(_:to:params:headers:resumeAttempts:configure:)``: calls the
+/// The work of ``Connection/download(_:params:headers:to:resumeAttempts:configure:)``: calls the
 /// stack, writes the body to the partial file as it streams, resumes a cut transfer with a
 /// range, and moves the whole file into place.
 struct FileDownload: Sendable {
@@ -41,11 +41,10 @@ struct FileDownload: Sendable {
             switch Self.plan(for: completions.head, resumingAt: resume) {
             case .complete(let length):
                 completions.discard()
-                try partial.commit()
                 var final = completions.head
                 final.phase = .final
                 final.downloadedFile = DownloadedFile(url: destination, length: length, resumedFrom: [length])
-                return Self.completion(final)
+                return Self.committing(partial, final, unless: env.cancellation)
             case .passUp:
                 return try await Self.buffered(completions, limit: env.request.options.maxBufferedBodySize)
             case .startOver:
@@ -79,10 +78,9 @@ struct FileDownload: Sendable {
                             url: env.request.url
                         )
                     }
-                    try partial.commit()
                     final.response?.body = Data()
                     final.downloadedFile = DownloadedFile(url: destination, length: written, resumedFrom: resumedFrom)
-                    return Self.completion(final)
+                    return Self.committing(partial, final, unless: env.cancellation)
                 }
             }
         }
@@ -116,6 +114,14 @@ struct FileDownload: Sendable {
                 return .cut(error)
             }
             if frame.isFinal { return .finished(frame, written: written) }
+            // A cancelled call writes nothing more: bytes the adapter had received before the
+            // cancel reached it would otherwise complete the file (issue 45).
+            do throws(FaradayError) {
+                try env.cancellation.check()
+            } catch {
+                completions.discard()
+                throw error
+            }
             do {
                 try file.write(contentsOf: frame.body)
             } catch {
@@ -175,6 +181,21 @@ struct FileDownload: Sendable {
         var final = final
         final.request.options.streaming = nil
         return .buffered(final)
+    }
+
+    /// The whole file's completion, which moves the file into place as the handle takes it: a
+    /// call cancelled before then fails `cancelled` with its part kept and no destination, and a
+    /// call that got its file is not reported cancelled by a cancel that came too late.
+    private static func committing(
+        _ partial: PartialDownload,
+        _ final: Env,
+        unless cancellation: CancellationToken
+    ) -> Completions {
+        completion(final).onComplete { env in
+            guard env.isFinal else { return }
+            try cancellation.check()
+            try partial.commit()
+        }
     }
 
     /// A response that is not a download, with its body buffered as any call's.

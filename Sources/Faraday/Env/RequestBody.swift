@@ -172,14 +172,21 @@ public struct RequestBody: Sendable {
     }
 
     /// Collects the whole body into memory, failing past `limit` bytes.
-    public func collect(upTo limit: Int) async throws -> Data {
+    ///
+    /// - Throws: ``FaradayError/Code/bodyTooLarge`` past `limit`; what the body's stream threw,
+    ///   as a ``FaradayError``.
+    public func collect(upTo limit: Int) async throws(FaradayError) -> Data {
         if let bytesInMemory { return bytesInMemory }
         var data = Data()
-        for try await chunk in try makeStream() {
-            guard data.count + chunk.count <= limit else {
-                throw FaradayError(.bodyTooLarge, "The request body is larger than \(limit) bytes.")
+        do {
+            for try await chunk in try makeStream() {
+                guard data.count + chunk.count <= limit else {
+                    throw FaradayError(.bodyTooLarge, "The request body is larger than \(limit) bytes.")
+                }
+                data.append(chunk)
             }
-            data.append(chunk)
+        } catch {
+            throw FaradayError.wrapping(error)
         }
         return data
     }

@@ -10,7 +10,7 @@ import HTTPTypes
 /// ```swift
 /// do {
 ///     let env = try await connection.get("users/1").value
-/// } catch let error as FaradayError {
+/// } catch {  // every API of Faraday throws a FaradayError, so `error` is one
 ///     switch error.code {
 ///     case .resourceNotFound: print("no such user")
 ///     case .connectionFailed, .connectTimeout: print("offline")

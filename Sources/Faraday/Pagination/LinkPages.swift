@@ -23,10 +23,13 @@ import HTTPTypes
 /// ``FaradayError/Code/insecureRedirect``, and a link back to a page already seen with
 /// ``FaradayError/Code/invalidResponse``, rather than loop.
 public struct LinkPages: AsyncSequence, Sendable {
+    /// A page's final env.
     public typealias Element = Env
+    /// Every failure is a ``FaradayError``.
+    public typealias Failure = FaradayError
 
-    let first: @Sendable () async throws -> Response
-    let follow: @Sendable (URL, Credentials) async throws -> Response
+    let first: @Sendable () async throws(FaradayError) -> Response
+    let follow: @Sendable (URL, Credentials) async throws(FaradayError) -> Response
     let relation: String
 
     /// Where a followed page's credentials may go.
@@ -41,8 +44,8 @@ public struct LinkPages: AsyncSequence, Sendable {
     /// makes for a link's target, told where its credentials may go.
     init(
         relation: String,
-        first: @escaping @Sendable () async throws -> Response,
-        follow: @escaping @Sendable (URL, Credentials) async throws -> Response
+        first: @escaping @Sendable () async throws(FaradayError) -> Response,
+        follow: @escaping @Sendable (URL, Credentials) async throws(FaradayError) -> Response
     ) {
         self.relation = relation
         self.first = first
@@ -53,6 +56,9 @@ public struct LinkPages: AsyncSequence, Sendable {
 
     /// Fetches one page at a time, as the loop asks.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// Every failure is a ``FaradayError``.
+        public typealias Failure = FaradayError
+
         let pages: LinkPages
         private var next: URL?
         private var started = false
@@ -62,7 +68,8 @@ public struct LinkPages: AsyncSequence, Sendable {
 
         init(pages: LinkPages) { self.pages = pages }
 
-        public mutating func next() async throws -> Env? {
+        /// The next page's final env; `nil` after the page without the link.
+        public mutating func next() async throws(FaradayError) -> Env? {
             let response: Response
             let isFirst = !started
             if isFirst {
@@ -115,9 +122,9 @@ extension Connection {
         headers: HTTPFields = HTTPFields(),
         relation: String = "next"
     ) -> LinkPages {
-        LinkPages(relation: relation) { [self] in
+        LinkPages(relation: relation) { [self] () throws(FaradayError) in
             get(path, params: params, headers: headers)
-        } follow: { [self] target, credentials in
+        } follow: { [self] target, credentials throws(FaradayError) in
             let headers = credentials.keepsCallCredentials ? headers : headers.withoutCredentials
             return get(target.absoluteString, headers: headers) { request in
                 if request.options.credentialOrigins.isEmpty { request.options.credentialOrigins = credentials.origins }
@@ -134,10 +141,10 @@ extension API {
     public func pages<Resource>(
         of endpoint: Endpoint<Resource>,
         relation: String = "next"
-    ) -> AsyncThrowingMapSequence<LinkPages, Resource> {
-        let pages = LinkPages(relation: relation) { [self] in
+    ) -> DecodedPages<Resource> {
+        let pages = LinkPages(relation: relation) { [self] () throws(FaradayError) in
             try await response(for: endpoint)
-        } follow: { [self] target, credentials in
+        } follow: { [self] target, credentials throws(FaradayError) in
             var next = endpoint
             next.path = target.absoluteString
             next.query = Params()
@@ -153,9 +160,40 @@ extension API {
             return try await response(for: next)
         }
         let validatesStatus = validatesStatus
-        return pages.map { env in
+        return DecodedPages(pages: pages) { env throws(FaradayError) in
             if validatesStatus, let error = FaradayError.statusError(for: env) { throw error }
             return try endpoint.decoder.decode(env)
+        }
+    }
+}
+
+/// The pages of ``API/pages(of:relation:)``, each decoded by the endpoint's decoder.
+public struct DecodedPages<Resource>: AsyncSequence, Sendable {
+    /// A decoded page.
+    public typealias Element = Resource
+    /// Every failure is a ``FaradayError``.
+    public typealias Failure = FaradayError
+
+    let pages: LinkPages
+    let decode: @Sendable (Env) throws(FaradayError) -> Resource
+
+    /// Makes an iterator; each one fetches the pages from the first.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(pages: pages.makeAsyncIterator(), decode: decode)
+    }
+
+    /// Fetches and decodes one page at a time, as the loop asks.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        /// Every failure is a ``FaradayError``.
+        public typealias Failure = FaradayError
+
+        var pages: LinkPages.AsyncIterator
+        let decode: @Sendable (Env) throws(FaradayError) -> Resource
+
+        /// The next page, decoded; `nil` after the page without the link.
+        public mutating func next() async throws(FaradayError) -> Resource? {
+            guard let env = try await pages.next() else { return nil }
+            return try decode(env)
         }
     }
 }

@@ -2,10 +2,15 @@ extension Response {
     /// The completions of a call as an asynchronous sequence; see ``Response/completions``.
     ///
     /// The first iterator to start pulls the response itself (with backpressure); an iterator made
-    /// while another consumer pulls receives the completions from then on.
+    /// while another consumer pulls receives the completions from then on. Such a following loop
+    /// may fall at most 256 completions behind the one that pulls: past that it reads what it
+    /// has not read yet, then fails with ``FaradayError/Code/bodyTooLarge``. A following loop
+    /// that ends or is dropped stops receiving at once.
     public struct CompletionSequence: AsyncSequence, Sendable {
         /// One completion.
         public typealias Element = Env
+        /// Every failure is a ``FaradayError``.
+        public typealias Failure = FaradayError
         let response: Response
 
         /// Makes an iterator.
@@ -13,6 +18,9 @@ extension Response {
 
         /// Iterates the completions.
         public struct AsyncIterator: AsyncIteratorProtocol {
+            /// Every failure is a ``FaradayError``.
+            public typealias Failure = FaradayError
+
             private enum Mode {
                 case notStarted
                 case driving(Completions, AbandonGuard)
@@ -26,16 +34,14 @@ extension Response {
             init(response: Response) { self.response = response }
 
             /// The next completion; `nil` after the final one.
-            public mutating func next() async throws -> Env? {
+            public mutating func next() async throws(FaradayError) -> Env? {
                 switch mode {
                 case .notStarted:
                     switch await response.acquire() {
                     case .driver(let completions):
                         mode = .driving(completions, AbandonGuard(response: response))
                     case .follower:
-                        let (stream, continuation) = AsyncThrowingStream<Env, any Error>.makeStream()
-                        _ = response.register(.stream(continuation))
-                        mode = .following(stream.makeAsyncIterator())
+                        mode = .following(response.follow().makeAsyncIterator())
                     }
                     return try await next()
                 case .driving(let completions, let abandonGuard):
@@ -45,7 +51,13 @@ extension Response {
                     return env
                 case .following(var iterator):
                     mode = .done
-                    guard let env = try await iterator.next() else { return nil }
+                    let next: Env?
+                    do {
+                        next = try await iterator.next()
+                    } catch {
+                        throw FaradayError.wrapping(error, request: response.request)
+                    }
+                    guard let env = next else { return nil }
                     mode = .following(iterator)
                     return env
                 case .done:

@@ -20,7 +20,8 @@ struct CallState {
         case complete(@Sendable (Env) -> Void)
         case success(@Sendable (Env) -> Void)
         case failure(@Sendable (FaradayError) -> Void)
-        case stream(AsyncThrowingStream<Env, any Error>.Continuation)
+        /// A second loop over ``Response/completions``, told apart by `id` so that it can leave.
+        case stream(id: Int, AsyncThrowingStream<Env, any Error>.Continuation)
     }
 
     /// The stack to run, in a struct so that taking it out of the lock copies no closure thunk.
@@ -32,6 +33,8 @@ struct CallState {
     var subscribers: [Subscriber] = []
     var headWaiters: [@Sendable (Result<Env, FaradayError>) -> Void] = []
     var finishWaiters: [@Sendable (Env) -> Void] = []
+    /// The id of the next following loop.
+    var nextFollowerID = 0
     /// The task that runs the call for callbacks and `wait`, when one does.
     var driver: Task<Void, Never>?
     /// The driver is inside ``Response/step(_:)``: pulling from the adapter or running callbacks.
@@ -163,7 +166,7 @@ extension Response {
         for subscriber in subscribers {
             switch subscriber {
             case .complete(let callback): callback(env)
-            case .stream(let continuation): continuation.yield(env)
+            case .stream(_, let continuation): Self.yield(env, to: continuation)
             case .success, .failure: break
             }
         }
@@ -193,11 +196,60 @@ extension Response {
         case (.complete(let callback), _): callback(env)
         case (.success(let callback), nil): callback(env)
         case (.failure(let callback), let error?): callback(error)
-        case (.stream(let continuation), nil):
-            continuation.yield(env)
+        case (.stream(_, let continuation), nil):
+            Self.yield(env, to: continuation)
             continuation.finish()
-        case (.stream(let continuation), let error?): continuation.finish(throwing: error)
+        case (.stream(_, let continuation), let error?): continuation.finish(throwing: error)
         case (.success, _?), (.failure, nil): break
+        }
+    }
+
+    /// The most completions a following loop may fall behind the loop that pulls the call: past
+    /// it, the follower gets what it has not read yet, then ``FaradayError/Code/bodyTooLarge``,
+    /// rather than hold every frame of a long stream.
+    static let followerBacklog = 256
+
+    /// Hands `env` to a following loop, or ends the loop once it has fallen too far behind.
+    private static func yield(_ env: Env, to continuation: AsyncThrowingStream<Env, any Error>.Continuation) {
+        guard case .dropped = continuation.yield(env) else { return }
+        continuation.finish(
+            throwing: FaradayError(
+                .bodyTooLarge,
+                "This loop over the completions fell more than \(followerBacklog) completions behind the loop that pulls the call.",
+                method: env.request.method,
+                url: env.request.url
+            )
+        )
+    }
+
+    /// A following loop's completions from now on: bounded by ``followerBacklog``, and removed
+    /// from the call as soon as the loop ends or is dropped.
+    func follow() -> AsyncThrowingStream<Env, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Env, any Error>.makeStream(
+            bufferingPolicy: .bufferingOldest(Self.followerBacklog)
+        )
+        let id = state.withLock { state in
+            state.nextFollowerID += 1
+            return state.nextFollowerID
+        }
+        continuation.onTermination = { [weak self] _ in self?.unfollow(id) }
+        _ = register(.stream(id: id, continuation))
+        return stream
+    }
+
+    private func unfollow(_ id: Int) {
+        state.withLock { state in
+            state.subscribers.removeAll {
+                if case .stream(let other, _) = $0 { return other == id }
+                return false
+            }
+        }
+    }
+
+    /// The loops following the call now, for tests.
+    var followerCount: Int {
+        state.withLock { state in
+            state.subscribers.count { if case .stream = $0 { true } else { false } }
         }
     }
 

@@ -43,7 +43,8 @@ extension Completions {
                 FrameReader(
                     chunks: transformed,
                     streaming: streaming ?? .chunks,
-                    cancellation: head.cancellation
+                    cancellation: head.cancellation,
+                    stopTransfer: body.stop
                 )
             )
         }

@@ -31,26 +31,35 @@ public struct RackBuilder: Sendable {
 
     /// Inserts a handler at `index` (0 is the outermost).
     ///
-    /// - Throws: ``FaradayError/Code/invalidRequest`` when `index` is out of range.
+    /// - Throws: ``FaradayError/Code/invalidRequest`` when `index` is out of range;
+    ///   ``FaradayError/Code/misplacedHandler`` for an adapter's handler, whose place is the
+    ///   bottom of the stack (``use(_:)`` or ``adapter`` puts it there).
     public mutating func insert(_ handler: any Handler, at index: Int) throws(FaradayError) {
+        try Self.refuseAdapterHandler(handler)
         guard handlers.indices.contains(index) || index == handlers.endIndex else {
             throw FaradayError(.invalidRequest, "No place \(index) in a stack of \(handlers.count) handlers.")
         }
         handlers.insert(handler, at: index)
     }
 
-    /// Inserts a handler just above the first handler of type `existing`.
+    /// Inserts a handler just above the first handler of type `existing`; refuses an adapter's
+    /// handler as ``insert(_:at:)`` does.
     public mutating func insert(_ handler: any Handler, before existing: any Handler.Type) throws(FaradayError) {
+        try Self.refuseAdapterHandler(handler)
         handlers.insert(handler, at: try index(of: existing))
     }
 
-    /// Inserts a handler just below the first handler of type `existing`.
+    /// Inserts a handler just below the first handler of type `existing`; refuses an adapter's
+    /// handler as ``insert(_:at:)`` does.
     public mutating func insert(_ handler: any Handler, after existing: any Handler.Type) throws(FaradayError) {
+        try Self.refuseAdapterHandler(handler)
         handlers.insert(handler, at: try index(of: existing) + 1)
     }
 
-    /// Replaces the first handler of type `existing`.
+    /// Replaces the first handler of type `existing`; refuses an adapter's handler as
+    /// ``insert(_:at:)`` does.
     public mutating func swap(_ existing: any Handler.Type, with handler: any Handler) throws(FaradayError) {
+        try Self.refuseAdapterHandler(handler)
         handlers[try index(of: existing)] = handler
     }
 
@@ -62,6 +71,16 @@ public struct RackBuilder: Sendable {
     /// `true` when a handler of type `type` is in the list.
     public func contains(_ type: any Handler.Type) -> Bool {
         handlers.contains { Swift.type(of: $0) == type }
+    }
+
+    /// An adapter's handler mid-stack would end the stack there: every layer below it, and the
+    /// body encoding, would be cut off without a word.
+    private static func refuseAdapterHandler(_ handler: any Handler) throws(FaradayError) {
+        guard handler is any AdapterHandler else { return }
+        throw FaradayError(
+            .misplacedHandler,
+            "\(type(of: handler)) installs an adapter, whose place is the bottom of the stack; add it with use(_:) or set builder.adapter, not insert or swap."
+        )
     }
 
     private func index(of existing: any Handler.Type) throws(FaradayError) -> Int {

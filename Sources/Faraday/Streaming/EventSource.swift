@@ -11,12 +11,16 @@ import HTTPTypes
 /// }
 /// ```
 ///
-/// It stops (ends the sequence) when the server answers 204 No Content, and fails on any other
-/// status than 200, on a content type other than `text/event-stream`, or after
-/// ``maxReconnects`` reconnections in a row without an event.
+/// It stops (ends the sequence) when the server answers 204 No Content. It fails with a
+/// ``FaradayError``: ``FaradayError/Code/invalidResponse`` on any other status than 200 or a
+/// content type other than `text/event-stream`, ``FaradayError/Code/connectionFailed`` after
+/// ``maxReconnects`` reconnections in a row without an event, and
+/// ``FaradayError/Code/cancelled`` when the consuming task is cancelled.
 public struct EventSource: AsyncSequence, Sendable {
     /// One event of the stream.
     public typealias Element = ServerSentEvent
+    /// Every failure is a ``FaradayError``.
+    public typealias Failure = FaradayError
 
     let connection: Connection
     let path: String
@@ -39,6 +43,9 @@ public struct EventSource: AsyncSequence, Sendable {
 
     /// Pulls events, connecting and reconnecting as needed.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// Every failure is a ``FaradayError``.
+        public typealias Failure = FaradayError
+
         private let source: EventSource
         private var current: Response.CompletionSequence.AsyncIterator?
         /// The last event ID and reconnection time, kept by each connection's framer.
@@ -50,13 +57,27 @@ public struct EventSource: AsyncSequence, Sendable {
             self.source = source
         }
 
-        /// The next event, reconnecting as often as it takes; `nil` once the server answers 204
-        /// or the reconnections run out.
-        public mutating func next() async throws -> ServerSentEvent? {
+        /// The next event, reconnecting as often as it takes; `nil` once the server answers 204.
+        ///
+        /// - Throws: ``FaradayError/Code/connectionFailed`` once ``EventSource/maxReconnects``
+        ///   reconnections in a row brought no event; see ``EventSource`` for the others.
+        public mutating func next() async throws(FaradayError) -> ServerSentEvent? {
+            do {
+                return try await nextEvent()
+            } catch {
+                throw FaradayError.wrapping(error)
+            }
+        }
+
+        private mutating func nextEvent() async throws -> ServerSentEvent? {
             while !isFinished {
                 try Task.checkCancellation()
-                if current == nil { try await connect() }
-                guard !isFinished else { return nil }
+                if current == nil {
+                    try await connect()
+                    guard !isFinished else { return nil }
+                    // The server was away: `connect` counted the attempt and waited already.
+                    if current == nil { continue }
+                }
                 do {
                     if let env = try await current?.next(), !env.isFinal {
                         guard let event = env.serverSentEvent else { continue }

@@ -10,12 +10,22 @@ struct FrameReader {
     private var ended = false
     private let streaming: Streaming
     private let cancellation: CancellationToken
+    /// Stops the transfer when ``Streaming/maxFrames`` ends the stream early: the call ends
+    /// normally, so its cancellation is left alone (a stream whose producer has no stop ends when
+    /// its iterator, held here, is dropped).
+    private let stopTransfer: (@Sendable () -> Void)?
 
-    init(chunks: ByteStream, streaming: Streaming, cancellation: CancellationToken) {
+    init(
+        chunks: ByteStream,
+        streaming: Streaming,
+        cancellation: CancellationToken,
+        stopTransfer: (@Sendable () -> Void)?
+    ) {
         self.chunks = chunks.makeAsyncIterator()
         self.framer = streaming.makeFramer()
         self.streaming = streaming
         self.cancellation = cancellation
+        self.stopTransfer = stopTransfer
     }
 
     /// The next frame, or `nil` at the end of the stream (or after ``Streaming/maxFrames``).
@@ -23,7 +33,7 @@ struct FrameReader {
         if let maximum = streaming.maxFrames, delivered >= maximum {
             if !ended {
                 ended = true
-                cancellation.cancel()  // stops the transfer; the call ends normally
+                stopTransfer?()
             }
             return nil
         }

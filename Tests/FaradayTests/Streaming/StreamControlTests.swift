@@ -40,6 +40,7 @@ import Testing
         }
         #expect(frames == ["1", "2", "3"])
         #expect(final?.error == nil)
+        #expect(final?.isCancelled == false, "a stream that ended as asked was not cancelled (issue 45)")
         #expect(stubs.chunksSent == 2, "nothing was pulled past the third frame")
     }
 

@@ -19,8 +19,12 @@ import HTTPTypes
 /// a `filter`), gzip and deflate bodies decoded first; requests are matched on their redacted form, so a test that sends a real token
 /// still matches a cassette that holds `[REDACTED]`. A streamed response keeps its pieces, in
 /// order, with the time between them, so that a replay gives the same completions (and, with
-/// ``ReplayTiming/recorded``, the same rhythm). A response is recorded once it has ended; a call
-/// that failed is not recorded.
+/// ``ReplayTiming/recorded``, the same rhythm).
+///
+/// Every exchange that reaches the adapter is recorded, as VCR records them: a buffered response
+/// as soon as it arrives, a streamed one when it ends or is dropped (with the pieces read until
+/// then), so that the attempts a ``Retry`` discards are on the cassette too and a replay answers
+/// them in the order they were recorded. A transfer that failed is not recorded.
 public final class CassetteAdapter: Adapter {
     /// When to record and when to replay (VCR's modes).
     public enum RecordMode: Sendable {
@@ -146,12 +150,34 @@ public final class CassetteAdapter: Adapter {
         // The head as the adapter gave it: a layer above may rewrite it (Decompression removes
         // Content-Encoding) before the completions reach the hook below.
         guard let response = completions.head.response else { return completions }
+        guard streams else {
+            // Recorded as soon as it is here: a layer above may discard it (a retry's 503), and a
+            // replay must answer that attempt too, in its turn.
+            guard let whole = try await completions.next() else {
+                throw FaradayError(
+                    .cancelled,
+                    "The request was cancelled.",
+                    method: env.request.method,
+                    url: env.request.url
+                )
+            }
+            try append(recorded, response: response, chunks: [(whole.body, 0)], streamed: false)
+            return .buffered(whole)
+        }
         return
             completions
             .transformBody(tap)
             .onComplete { [self] completion in
                 guard completion.isFinal, completion.error == nil else { return }
-                try self.append(recorded, response: response, chunks: tap.chunks, streamed: streams)
+                try self.append(recorded, response: response, chunks: tap.chunks, streamed: true)
+            }
+            .mapErrors { [self] error in
+                // Dropped before its end (a retry's discarded attempt, a loop left early): kept
+                // with the pieces read until then. A failed transfer is not recorded.
+                if error.code == .cancelled {
+                    try? self.append(recorded, response: response, chunks: tap.chunks, streamed: true)
+                }
+                return error
             }
     }
 

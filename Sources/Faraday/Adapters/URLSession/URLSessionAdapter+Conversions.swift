@@ -9,6 +9,18 @@ import FoundationNetworking
 // status, the response's fields (with what the platform decoded said), and its errors as
 // `FaradayError` codes.
 extension URLSessionAdapter {
+    /// The HTTP version an ALPN protocol name stands for, as RFC 9110 names it (`"h2"` is `"2"`),
+    /// or `nil` for a name that is no HTTP version.
+    static func httpVersion(alpn name: String) -> String? {
+        switch name.lowercased() {
+        case "http/1.0": "1.0"
+        case "http/1.1": "1.1"
+        case "h2", "h2c": "2"
+        case let name where name == "h3" || name.hasPrefix("h3-"): "3"
+        default: nil
+        }
+    }
+
     /// The request's fields as one `URLRequest` dictionary, set at once (on Linux each `addValue`
     /// copies the dictionary and capitalizes the name): a repeated name's values joined with ","
     /// as `addValue` joins them, under the name as the request first spells it; the cookies joined

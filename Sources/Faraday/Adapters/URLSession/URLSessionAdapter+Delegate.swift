@@ -97,8 +97,26 @@ extension URLSessionAdapter {
             #endif
         }
 
+        #if canImport(Darwin)
+        /// The HTTP version, from the metrics Apple platforms collect just before a task ends
+        /// (FoundationNetworking collects none).
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            didFinishCollecting metrics: URLSessionTaskMetrics
+        ) {
+            bridge(task)?.didCollect(networkProtocol: metrics.transactionMetrics.last?.networkProtocolName)
+        }
+        #endif
+
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             let bridge = bridges.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
+            // FoundationNetworking never hands a 3xx to `didReceive response` (it holds redirects
+            // back to follow them), so a 3xx it could not follow, one without `Location`, is
+            // known only here; its body is lost (see the Adapters article).
+            if error == nil, let response = task.response as? HTTPURLResponse {
+                bridge?.didReceiveIfFirst(response: response)
+            }
             bridge?.didComplete(error: error)
         }
     }

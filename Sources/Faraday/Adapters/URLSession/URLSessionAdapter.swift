@@ -88,30 +88,32 @@ public final class URLSessionAdapter: Adapter {
         urlRequest.allHTTPHeaderFields = Self.headerFields(request.headers)
 
         let streams = options.streaming != nil
+        let session = session(for: request)
         let task: URLSessionTask
         let bridge: URLSessionTaskBridge
         if let bytes = request.body.bytesInMemory {
             if !bytes.isEmpty { urlRequest.httpBody = bytes }
             bridge = URLSessionTaskBridge(env: env, temporaryFile: nil)
-            task = session(for: request).dataTask(with: urlRequest)
+            task = session.dataTask(with: urlRequest)
         } else {
             let file = try await Self.spool(request)
             bridge = URLSessionTaskBridge(env: env, temporaryFile: file)
-            task = session(for: request).uploadTask(with: urlRequest, fromFile: file)
+            task = session.uploadTask(with: urlRequest, fromFile: file)
         }
-        bridge.attach(task)
+        bridge.attach(task, delegateQueue: session.delegateQueue) { [weak delegate] in
+            delegate?.bridge(task) != nil
+        }
         delegate.register(bridge, for: task)
         if let timeout = options.timeout {
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) {
-                bridge.fail(
-                    FaradayError(
-                        .callTimeout,
-                        "The call did not finish within \(timeout).",
-                        method: request.method,
-                        url: request.url
-                    )
+            bridge.startCallTimer(
+                timeout,
+                error: FaradayError(
+                    .callTimeout,
+                    "The call did not finish within \(timeout).",
+                    method: request.method,
+                    url: request.url
                 )
-            }
+            )
         }
         if let readTimeout = options.readTimeout {
             bridge.startIdleTimer(
@@ -144,6 +146,7 @@ public final class URLSessionAdapter: Adapter {
                 headers: Self.fields(head.response, bodyStart: head.body),
                 body: head.body ?? Data()
             )
+            completion.response?.httpVersion = head.httpVersion
             return .buffered(completion)
         }
         // A stream in an encoding the platform may or may not have decoded: its first bytes tell

@@ -21,10 +21,16 @@ final class URLSessionTaskBridge: Sendable {
         let response: HTTPURLResponse
         /// The whole body, in buffered mode.
         let body: Data?
+        /// The HTTP version (`"1.1"`, `"2"`), where the platform told it before the head was
+        /// handed over: Apple platforms' task metrics, for a buffered response.
+        var httpVersion: String? = nil
     }
 
     private struct State {
         var task: URLSessionTask?
+        /// Cancels the task on the session's delegate queue, if it is still running there.
+        var cancelTask: (@Sendable () -> Void)?
+        var isCancelRequested = false
         var response: HTTPURLResponse?
         var headWaiter: CheckedContinuation<Head, any Error>?
         var body = Data()
@@ -36,6 +42,8 @@ final class URLSessionTaskBridge: Sendable {
         var lastActivity = ContinuousClock.now
         var received: Int64 = 0
         var expected: Int64?
+        /// The HTTP version the task metrics named.
+        var httpVersion: String?
     }
 
     private let state = Locked(State())
@@ -63,7 +71,32 @@ final class URLSessionTaskBridge: Sendable {
         self.temporaryFile = temporaryFile
     }
 
-    func attach(_ task: URLSessionTask) { state.withLock { $0.task = task } }
+    /// Takes the task and the way to cancel it: FoundationNetworking traps when a task is
+    /// cancelled while its ending runs ("a task that in not in the registry"), so a cancel goes
+    /// to the delegate queue, where the endings run, and reaches the task only while
+    /// `isRunning` says the delegate has not seen its end.
+    func attach(
+        _ task: URLSessionTask,
+        delegateQueue: OperationQueue,
+        isRunning: @escaping @Sendable () -> Bool
+    ) {
+        state.withLock { state in
+            state.task = task
+            state.cancelTask = {
+                delegateQueue.addOperation {
+                    if isRunning() { task.cancel() }
+                }
+            }
+        }
+    }
+
+    /// Fails the task with `error` unless it has ended within `timeout`. The timer holds the
+    /// bridge weakly: a call that ended frees its body at once, not when the timer fires.
+    func startCallTimer(_ timeout: Duration, error: FaradayError) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) { [weak self] in
+            self?.fail(error)
+        }
+    }
 
     /// Fails the task with `error` when no bytes arrive for `timeout` while it is reading.
     ///
@@ -88,7 +121,9 @@ final class URLSessionTaskBridge: Sendable {
         }
     }
 
-    func cancel() { state.withLock { $0.task }?.cancel() }
+    /// Cancels the call: it fails with `cancelled` whatever the task does next (FoundationNetworking
+    /// may still complete a task it has been told to cancel), and the task is cancelled once.
+    func cancel() { fail(URLError(.cancelled)) }
 
     // MARK: Consumer side
 
@@ -97,8 +132,11 @@ final class URLSessionTaskBridge: Sendable {
             let result = state.withLock { state -> Result<Head, any Error>? in
                 if let failure = state.failure { return .failure(failure) }
                 if let response = state.response, streams || state.isFinished {
-                    return .success(Head(response: response, body: streams ? nil : state.body))
+                    return .success(
+                        Head(response: response, body: streams ? nil : state.body, httpVersion: state.httpVersion)
+                    )
                 }
+                if state.isFinished { return .failure(URLError(.badServerResponse)) }
                 state.headWaiter = continuation
                 return nil
             }
@@ -155,13 +193,31 @@ final class URLSessionTaskBridge: Sendable {
         waiter?.resume(returning: Head(response: response, body: nil))
     }
 
+    /// The task's metrics, collected before its end (Apple platforms only): the protocol its last
+    /// transaction negotiated (ALPN's `http/1.1`, `h2`, `h3`).
+    func didCollect(networkProtocol: String?) {
+        let version = networkProtocol.flatMap(URLSessionAdapter.httpVersion(alpn:))
+        state.withLock { $0.httpVersion = version }
+    }
+
+    /// The response of a task that ends without having handed it over (see the delegate's
+    /// `didCompleteWithError`).
+    func didReceiveIfFirst(response: HTTPURLResponse) {
+        guard state.withLock({ $0.response == nil }) else { return }
+        didReceive(response: response)
+    }
+
     /// Takes a body part; returns `false` when the buffered body, or the queue of a stream whose
     /// consumer fell behind, would exceed `maxBufferedBodySize`.
     func didReceive(data: Data) -> Bool {
-        let (received, expected) = state.withLock { state in
+        // Parts FoundationNetworking had queued before a cancel or a failure of ours reached it:
+        // the call has ended for its consumer, and they go nowhere.
+        let counts = state.withLock { state -> (Int64, Int64?)? in
+            guard state.failure == nil else { return nil }
             state.received += Int64(data.count)
             return (state.received, state.expected)
         }
+        guard let (received, expected) = counts else { return true }
         progress.received(received, of: expected)
         guard streams else {
             return state.withLock { state in
@@ -201,7 +257,9 @@ final class URLSessionTaskBridge: Sendable {
                 state.headWaiter = nil
                 state.partWaiter = nil
             }
-            let head = state.response.map { Head(response: $0, body: streams ? nil : state.body) }
+            let head = state.response.map {
+                Head(response: $0, body: streams ? nil : state.body, httpVersion: state.httpVersion)
+            }
             return (state.headWaiter, state.partWaiter, head, state.failure)
         }
         if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
@@ -220,13 +278,17 @@ final class URLSessionTaskBridge: Sendable {
         partWaiter?.resume(returning: nil)
     }
 
-    /// Records a failure of our own (a deadline, a size limit) and cancels the task.
-    func fail(_ error: FaradayError) {
-        let task = state.withLock { state -> URLSessionTask? in
+    /// Records a failure of our own (a deadline, a size limit, a cancel) and cancels the task,
+    /// once, unless it has ended.
+    func fail(_ error: any Error) {
+        let cancelTask = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.isFinished else { return nil }
             if state.failure == nil { state.failure = error }
-            return state.task
+            guard !state.isCancelRequested else { return nil }
+            state.isCancelRequested = true
+            return state.cancelTask
         }
-        task?.cancel()
+        cancelTask?()
     }
 }
 

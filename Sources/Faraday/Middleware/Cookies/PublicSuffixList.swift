@@ -51,8 +51,20 @@ public struct PublicSuffixList: Sendable {
     }
 
     /// Reads a `public_suffix_list.dat` file.
-    public init(contentsOf url: URL) throws {
-        self.init(text: try String(contentsOf: url, encoding: .utf8))
+    ///
+    /// - Throws: ``FaradayError/Code/storageFailed`` when the file cannot be read as UTF-8.
+    public init(contentsOf url: URL) throws(FaradayError) {
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw FaradayError(
+                .storageFailed,
+                "Cannot read the public suffix list \(url.path): \(error.localizedDescription)",
+                underlying: error
+            )
+        }
+        self.init(text: text)
     }
 
     /// `true` when `domain` is a public suffix, or no valid domain name (an empty label: no

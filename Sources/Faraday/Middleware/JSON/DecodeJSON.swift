@@ -39,6 +39,16 @@ public struct DecodeJSON: Middleware {
 
         public func build(app: any App) -> any App { DecodeJSON(app: app, handler: self) }
 
+        /// Below ``HTTPCache`` it would never see a hit: the cache answers one without calling
+        /// the layers below it, so every cached response would come back undecoded.
+        public func checkPlacement(in handlers: [any Faraday.Handler], at index: Int) throws(FaradayError) {
+            guard handlers[..<index].contains(where: { $0 is HTTPCache.Handler }) else { return }
+            throw FaradayError(
+                .misplacedHandler,
+                "DecodeJSON sits below HTTPCache, which answers a hit without calling the layers below it: every cached response would come back undecoded (env.json nil). Put DecodeJSON.Handler above HTTPCache.Handler."
+            )
+        }
+
         func decodes(_ mediaType: String?, isFrame: Bool) -> Bool {
             guard let mediaType else { return false }
             if mediaType == "application/json" || contentTypes.contains(mediaType) { return true }

@@ -34,20 +34,26 @@ public struct ConcurrencyLimit: Middleware {
         public func build(app: any App) -> any App { ConcurrencyLimit(app: app, handler: self) }
     }
 
-    public func onRequest(_ env: inout Env) async throws {
+    /// Waits for a place, then holds it until the call's end. The place is held by this call's
+    /// closures, not under an env key: two limits in one stack (a library's and the
+    /// application's) each keep their own.
+    public func call(_ env: Env) async throws -> Completions {
         try await handler.permits.acquire(env.cancellation)
-        env[PermitKey.self] = Permit(handler.permits)
+        let permit = Permit(handler.permits)
+        let completions: Completions
+        do {
+            completions = try await app.call(env)
+        } catch {
+            permit.release()
+            throw error
+        }
+        return completions.onComplete { env in
+            if env.isFinal { permit.release() }
+        }.mapErrors { error in
+            permit.release()
+            return error
+        }
     }
-
-    public func onComplete(_ env: inout Env) throws {
-        if env.isFinal { env[PermitKey.self]?.release() }
-    }
-
-    public func onError(_ error: FaradayError, env: Env) {
-        env[PermitKey.self]?.release()
-    }
-
-    private enum PermitKey: EnvKey { typealias Value = Permit }
 }
 
 /// One call's place, given back once.

@@ -1,0 +1,33 @@
+import Faraday
+import Foundation
+import Testing
+
+@testable import FaradayAsyncHTTPClient
+
+extension AdapterConformance {
+    /// AsyncHTTPClient's delegate resumes every waiter on every ending (issue 45: a transfer that
+    /// ended without a head left the head waiter waiting for ever).
+    @Suite(.timeLimit(.minutes(1))) struct ResponseDelegateTests {
+        private func delegate(streams: Bool) throws -> ResponseDelegate {
+            let env = Env(request: Request(method: .get, url: try #require(URL(string: "http://127.0.0.1/"))))
+            return ResponseDelegate(streams: streams, request: env.request, progress: env.progress)
+        }
+
+        @Test(arguments: [true, false])
+        func anEndWithoutAHeadFailsTheWaiter(streams: Bool) async throws {
+            let delegate = try delegate(streams: streams)
+            let waiting = Task { try await delegate.head() }
+            while !delegate.isWaitingForHead { await Task.yield() }
+            delegate.finish()
+            let error = await #expect(throws: FaradayError.self) { try await waiting.value }
+            #expect(error?.code == .invalidResponse)
+        }
+
+        @Test(arguments: [true, false])
+        func aHeadAskedForAfterAnEndWithoutOneFails(streams: Bool) async throws {
+            let delegate = try delegate(streams: streams)
+            delegate.finish()
+            await #expect(throws: FaradayError.self) { try await delegate.head() }
+        }
+    }
+}
