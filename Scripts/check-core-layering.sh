@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Fails when the core names a middleware type (one declared at the top level of a file under Middleware/) (DESIGN.md, Layering): the files of Stack/, Env/,
-# Response/, Connection/ and Errors/ in Sources/Faraday may name no type declared under
-# Middleware/. Comments are not read; names inside string literals count (an error message that
+# Fails when the core names a middleware type (one declared at the top level of a file under
+# Middleware/): the files of Stack/, Env/, Response/, Connection/ and Errors/ in Sources/Faraday
+# may name no type declared under Middleware/, so that any middleware can be removed or replaced
+# without touching the core (the layering rule of the README's "Layout" section). Comments are not read; names inside string literals count (an error message that
 # names a middleware couples the core to it as much as code does).
 set -euo pipefail
 cd "$(dirname "$0")/../Sources/Faraday"

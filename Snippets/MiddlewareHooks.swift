@@ -40,17 +40,14 @@ struct RequireBody: Middleware {
 // snippet.both
 /// Measures each call, from the request going down to each completion coming up.
 struct Timing: Middleware {
-    enum StartKey: EnvKey { typealias Value = ContinuousClock.Instant }
     enum ElapsedKey: EnvKey { typealias Value = Duration }
 
     let app: any App
 
-    func onRequest(_ env: inout Env) async throws {
-        env[StartKey.self] = .now
-    }
-
-    func onComplete(_ env: inout Env) throws {
-        if let start = env[StartKey.self] { env[ElapsedKey.self] = .now - start }
+    func call(_ env: Env) async throws -> Completions {
+        // This layer's own start, held by the closure: two Timing layers keep two.
+        let start = ContinuousClock.now
+        return try await app.call(env).onComplete { env in env[ElapsedKey.self] = .now - start }
     }
 
     func onError(_ error: FaradayError, env: Env) {

@@ -23,7 +23,7 @@ struct WeatherClient: Sendable {
     init(token: String, adapter: any Adapter) throws {
         connection = try Connection(url: "https://weather.example.com/v2") { builder in
             builder.use(Authorization.Handler(.bearer(token)))
-            // Above Retry, so that Retry sees a 503 as a response to retry, not as an error.
+            // Either order works: Retry decides on the head, before RaiseError's hook raises.
             builder.use(RaiseError.Handler())
             builder.use(Retry.Handler(maxAttempts: 2, backoff: .none, statuses: [503]))
             builder.adapter = adapter

@@ -58,6 +58,7 @@ extension AdapterConformance {
             let recorded = try await recording.get(path, streaming: streamed ? .chunks : nil).value
             #expect(recorded.status == .ok)
             #expect(recordingAdapter.interactions.map(\.response.status) == [503, 200])
+            #expect(recordingAdapter.interactions.map(\.response.isTruncated) == [streamed ? true : nil, nil])
             try await (real as? AsyncHTTPClientAdapter)?.shutdown()
             try await server.shutdown()
 

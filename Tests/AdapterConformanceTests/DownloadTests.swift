@@ -330,6 +330,7 @@ extension AdapterConformance {
                     }
                 }
                 #expect(outcomes.cancelled + outcomes.whole == 500)
+                #expect(outcomes.cancelled > 0, "the cancels came mid-transfer, not only after the end")
             }
         }
 

@@ -102,5 +102,24 @@ extension AdapterConformance {
             }
             #expect(events == 0)
         }
+
+        /// Each failed reconnection counts once: `maxReconnects` of them follow the first
+        /// connection (issue 45: each counted twice, so half as many were made).
+        @Test(arguments: AdapterKind.allCases)
+        func anEventSourceMakesMaxReconnectsAttempts(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, server in
+                var source = connection.eventSource("fault/reset-before-head")
+                source.reconnectionTime = .milliseconds(1)
+                source.maxReconnects = 3
+                do {
+                    for try await _ in source {}
+                    Issue.record("the loop ended without an error")
+                } catch {
+                    // `any Error` here: in a closure, Swift 6.3 infers a `do` body's errors untyped.
+                    #expect((error as? FaradayError)?.code == .connectionFailed)
+                }
+                #expect(server.requestsReceived == 4)
+            }
+        }
     }
 }

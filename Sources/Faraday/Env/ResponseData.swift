@@ -11,8 +11,9 @@ public struct ResponseData: Sendable, Hashable {
     /// middleware keep these bytes and put the decoded value beside them.
     public var body: Data
     /// The HTTP version the response came over (`"1.0"`, `"1.1"`, `"2"`), where the adapter knows it:
-    /// `AsyncHTTPClientAdapter` sets it; ``URLSessionAdapter`` cannot (Foundation does not show
-    /// it before the transfer ends) and leaves it `nil`, as does ``TestAdapter``.
+    /// `AsyncHTTPClientAdapter` sets it; ``URLSessionAdapter`` sets it on Apple platforms for a
+    /// buffered response (from the task metrics) and leaves it `nil` on Linux, where
+    /// FoundationNetworking does not expose it (see <doc:Adapters>); ``TestAdapter`` leaves it `nil`.
     public var httpVersion: String?
 
     /// Creates a response.

@@ -57,7 +57,12 @@ extension Response {
                     } catch {
                         throw FaradayError.wrapping(error, request: response.request)
                     }
-                    guard let env = next else { return nil }
+                    // The stream ends after the final completion, or early when this loop's task
+                    // is cancelled: that is a cancellation, not the end of the response.
+                    guard let env = next else {
+                        if Task.isCancelled { throw Response.cancelledError.attaching(response.request) }
+                        return nil
+                    }
                     mode = .following(iterator)
                     return env
                 case .done:

@@ -16,7 +16,7 @@ import Testing
 
     /// Waits (a hang guard bounds it) until `condition` holds.
     private func eventually(_ condition: () -> Bool) async {
-        while !condition() { await Task.yield() }
+        while !condition() && !Task.isCancelled { await Task.yield() }
     }
 
     @Test func aLoopThatFallsBehindReadsItsBacklogThenFails() async throws {
@@ -58,7 +58,8 @@ import Testing
         }
         await eventually { response.followerCount == 1 }
         follower.cancel()
-        _ = try? await follower.value
+        let error = await #expect(throws: FaradayError.self) { try await follower.value }
+        #expect(error?.code == .cancelled, "a cancelled loop is told so, not handed the end of the response")
         await eventually { response.followerCount == 0 }
         #expect(!response.isFinished, "the call goes on for its driver")
         response.cancel()

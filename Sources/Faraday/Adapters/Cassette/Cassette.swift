@@ -121,6 +121,10 @@ public struct CassetteInteraction: Codable, Sendable, Equatable {
         public var chunks: [Chunk]?
         /// The HTTP version, when the adapter knew it.
         public var httpVersion: String?
+        /// `true` when the recording call stopped reading the stream before its end (a retry
+        /// discarded it, a loop left early): ``chunks`` hold what was read, and a replay that
+        /// reads past them fails with ``FaradayError/Code/connectionFailed``.
+        public var isTruncated: Bool?
     }
 
     /// One piece of a streamed response.

@@ -55,7 +55,16 @@ extension CassetteAdapter {
         head.response = ResponseData(status: status, headers: fields)
         head.response?.httpVersion = recorded.httpVersion
         let chunks = recorded.chunks ?? recorded.body.map { [CassetteInteraction.Chunk(body: $0, delay: 0)] } ?? []
+        let truncation =
+            recorded.isTruncated == true
+            ? FaradayError(
+                .connectionFailed,
+                "The cassette \(file.lastPathComponent) holds this response only up to where the recording call stopped reading it.",
+                method: env.request.method,
+                url: env.request.url
+            ) : nil
         guard env.request.options.streaming != nil else {
+            if let truncation { throw truncation }
             head.response?.body = chunks.reduce(into: Data()) { $0.append($1.body.data) }
             return .buffered(head)
         }
@@ -65,7 +74,10 @@ extension CassetteAdapter {
             case .recorded: 1
             case .scaled(let factor): factor
             }
-        return .streamed(head: head, frames: ByteStream(ReplayedChunks(chunks: chunks, scale: scale, env: env)))
+        return .streamed(
+            head: head,
+            frames: ByteStream(ReplayedChunks(chunks: chunks, scale: scale, env: env, truncation: truncation))
+        )
     }
 }
 
@@ -74,6 +86,8 @@ private struct ReplayedChunks: AsyncSequence, Sendable {
     let chunks: [CassetteInteraction.Chunk]
     let scale: Double?
     let env: Env
+    /// Thrown after the last piece of a recording that stopped early.
+    let truncation: FaradayError?
 
     struct AsyncIterator: AsyncIteratorProtocol {
         let replay: ReplayedChunks
@@ -81,7 +95,10 @@ private struct ReplayedChunks: AsyncSequence, Sendable {
 
         mutating func next() async throws -> Data? {
             try replay.env.cancellation.check()
-            guard index < replay.chunks.count else { return nil }
+            guard index < replay.chunks.count else {
+                if let truncation = replay.truncation { throw truncation }
+                return nil
+            }
             let chunk = replay.chunks[index]
             index += 1
             if let scale = replay.scale, chunk.delay > 0 {

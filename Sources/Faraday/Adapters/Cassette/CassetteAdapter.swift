@@ -23,7 +23,7 @@ import HTTPTypes
 ///
 /// Every exchange that reaches the adapter is recorded, as VCR records them: a buffered response
 /// as soon as it arrives, a streamed one when it ends or is dropped (with the pieces read until
-/// then), so that the attempts a ``Retry`` discards are on the cassette too and a replay answers
+/// then, marked truncated: a replay that reads past them fails), so that the attempts a ``Retry`` discards are on the cassette too and a replay answers
 /// them in the order they were recorded. A transfer that failed is not recorded.
 public final class CassetteAdapter: Adapter {
     /// When to record and when to replay (VCR's modes).
@@ -153,16 +153,21 @@ public final class CassetteAdapter: Adapter {
         guard streams else {
             // Recorded as soon as it is here: a layer above may discard it (a retry's 503), and a
             // replay must answer that attempt too, in its turn.
-            guard let whole = try await completions.next() else {
-                throw FaradayError(
-                    .cancelled,
-                    "The request was cancelled.",
-                    method: env.request.method,
-                    url: env.request.url
-                )
+            var body = Data()
+            while let completion = try await completions.next() {
+                body.append(completion.body)
+                guard completion.isFinal else { continue }
+                try append(recorded, response: response, chunks: [(body, 0)], streamed: false)
+                var whole = completion
+                whole.response?.body = body
+                return .buffered(whole)
             }
-            try append(recorded, response: response, chunks: [(whole.body, 0)], streamed: false)
-            return .buffered(whole)
+            throw FaradayError(
+                .cancelled,
+                "The request was cancelled.",
+                method: env.request.method,
+                url: env.request.url
+            )
         }
         return
             completions
@@ -172,10 +177,12 @@ public final class CassetteAdapter: Adapter {
                 try self.append(recorded, response: response, chunks: tap.chunks, streamed: true)
             }
             .mapErrors { [self] error in
-                // Dropped before its end (a retry's discarded attempt, a loop left early): kept
-                // with the pieces read until then. A failed transfer is not recorded.
+                // Dropped before its end (a retry's discarded attempt, a loop left early): kept,
+                // marked truncated, with the pieces read until then. (A cassette that cannot be
+                // written here fails no call: the call has ended already.) A failed transfer is
+                // not recorded.
                 if error.code == .cancelled {
-                    try? self.append(recorded, response: response, chunks: tap.chunks, streamed: true)
+                    try? self.append(recorded, response: response, chunks: tap.chunks, streamed: true, truncated: true)
                 }
                 return error
             }
@@ -231,7 +238,8 @@ public final class CassetteAdapter: Adapter {
         _ request: CassetteInteraction.Request,
         response: ResponseData,
         chunks: [(Data, Double)],
-        streamed: Bool
+        streamed: Bool,
+        truncated: Bool = false
     ) throws(FaradayError) {
         var headers = redaction.redact(response.headers)
         var chunks = chunks
@@ -256,7 +264,8 @@ public final class CassetteAdapter: Adapter {
             status: response.status.code,
             reason: response.status.reasonPhrase,
             headers: [],
-            httpVersion: response.httpVersion
+            httpVersion: response.httpVersion,
+            isTruncated: truncated ? true : nil
         )
         let body = redactedBody(whole, contentType: response.headers[.contentType])
         if streamed && body == CassetteBody(whole) {

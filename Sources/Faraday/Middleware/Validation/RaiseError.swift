@@ -7,8 +7,10 @@ import Foundation
 /// request's method and URL, the response (status, headers, raw body), and the error code and
 /// message when the body is a JSON error document (``FaradayError/ErrorDocument``).
 ///
-/// Place it below a retry middleware so that retries see the errors. On a streamed response it
-/// raises on the first completion, before any frame reaches the user.
+/// Above or below ``Retry``, it works the same: Retry decides on the response head, before
+/// RaiseError's hook turns the status into an error, so Retry's statuses are retried and the
+/// others raised once. On a streamed response it raises on the first completion, before any frame
+/// reaches the user.
 public struct RaiseError: Middleware {
     /// The app below.
     public let app: any App
