@@ -25,6 +25,27 @@ extension AdapterConformance {
             }
         }
 
+        /// `maxFrames` ends the call normally and stops the transfer: the connection of an endless
+        /// stream closes, and the call is not cancelled (issue 45: it cancelled its own token).
+        @Test(arguments: AdapterKind.allCases)
+        func maxFramesStopsAnEndlessStreamWithoutCancellingTheCall(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, server in
+                var streaming = Streaming.lines
+                streaming.maxFrames = 3
+                var frames = 0
+                var final: Env?
+                for try await env in connection.get("heartbeat?interval=10&limit=1000000", streaming: streaming)
+                    .completions
+                {
+                    if env.isFinal { final = env } else { frames += 1 }
+                }
+                #expect(frames == 3)
+                #expect(final?.error == nil && final?.isCancelled == false)
+                // The server sees its connection close: the heartbeat would otherwise go on for hours.
+                while server.connectionsClosed == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            }
+        }
+
         @Test(arguments: AdapterKind.allCases)
         func aGigabyteStreamsThroughWithBoundedMemory(_ kind: AdapterKind) async throws {
             try await withConnection(kind) { connection, _ in
