@@ -120,7 +120,7 @@ import Testing
                 received.append(String(decoding: env.body, as: UTF8.self))
             }
             Issue.record("the stream should have failed")
-        } catch let error as FaradayError {
+        } catch {
             #expect(error.code == .connectionFailed)
             #expect(error.url?.absoluteString == "https://api.example.com/v1/stream")
         }

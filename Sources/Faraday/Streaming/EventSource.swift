@@ -84,7 +84,7 @@ public struct EventSource: AsyncSequence, Sendable {
                         failedReconnects = 0
                         return event
                     }
-                } catch let error as FaradayError where error.code == .cancelled || error.code == .frameTooLarge {
+                } catch where error.code == .cancelled || error.code == .frameTooLarge {
                     throw error
                 } catch {
                     // A dropped connection: reconnect below, as the spec says.
