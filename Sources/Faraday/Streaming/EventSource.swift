@@ -84,10 +84,10 @@ public struct EventSource: AsyncSequence, Sendable {
                         failedReconnects = 0
                         return event
                     }
-                } catch where error.code == .cancelled || error.code == .frameTooLarge {
-                    throw error
                 } catch {
-                    // A dropped connection: reconnect below, as the spec says.
+                    // A cancel or an oversized frame ends the stream; a dropped connection
+                    // reconnects below, as the spec says.
+                    if error.code == .cancelled || error.code == .frameTooLarge { throw error }
                 }
                 current = nil
                 try await pauseBeforeReconnecting()
