@@ -630,7 +630,9 @@ import Testing
         origin.route("/v1/x") { call, _ in
             StubResponse(headers: fields(origin, "max-age=60", [("Vary", "Accept")]), body: "\(call)")
         }
-        let (connection, _) = try origin.connection(below: [DecodeJSON.Handler()])  // adds Accept below
+        // A layer below the cache that adds the header the response varies on.
+        let addsAccept = OnRequest.Handler { $0.request.headers[.accept] = "application/json" }
+        let (connection, _) = try origin.connection(below: [addsAccept])
         _ = try await connection.get("x").value
         #expect(try await connection.get("x").value.response?.text == "2")
     }
