@@ -34,7 +34,7 @@ let slow = connection.get("reports/2026") { $0.options.timeout = .seconds(120) }
 struct FileAdapter: Adapter {
     let root: URL
 
-    func call(_ env: Env) async throws -> Completions {
+    func call(_ env: Env) async throws(FaradayError) -> Completions {
         guard env.request.method == .get else {
             throw FaradayError(.unsupportedOption, "FileAdapter only reads.", method: env.request.method)
         }
@@ -49,7 +49,12 @@ struct FileAdapter: Adapter {
         guard env.request.options.streaming != nil else {
             defer { try? handle.close() }
             let limit = env.request.options.maxBufferedBodySize
-            let data = try handle.read(upToCount: limit + 1) ?? Data()
+            let data: Data
+            do {
+                data = try handle.read(upToCount: limit + 1) ?? Data()
+            } catch {
+                throw FaradayError(.connectionFailed, "Reading \(file.path) failed: \(error)", underlying: error)
+            }
             guard data.count <= limit else {
                 throw FaradayError(.bodyTooLarge, "\(file.path) is larger than \(limit) bytes.")
             }

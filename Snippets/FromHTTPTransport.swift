@@ -36,7 +36,7 @@ struct ClientVersion: Middleware {
         env.request.headers[.named("X-Client-Version")] = "2.1"
     }
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { ClientVersion(app: app) }
+        func build(app: any App) -> any Middleware { ClientVersion(app: app) }
     }
 }
 

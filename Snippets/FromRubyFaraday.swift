@@ -38,7 +38,7 @@ struct Stamp: Middleware {
     }
 
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { Stamp(app: app) }
+        func build(app: any App) -> any Middleware { Stamp(app: app) }
     }
 }
 

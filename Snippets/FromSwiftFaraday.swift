@@ -10,7 +10,7 @@ struct Stamp: Middleware {
         env.request.headers[.named("X-Stamp")] = "1"
     }
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { Stamp(app: app) }
+        func build(app: any App) -> any Middleware { Stamp(app: app) }
     }
 }
 // snippet.show

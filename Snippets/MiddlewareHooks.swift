@@ -18,7 +18,7 @@ struct ClientName: Middleware {
 
     struct Handler: Faraday.Handler {
         let name: String
-        func build(app: any App) -> any App { ClientName(app: app, name: name) }
+        func build(app: any App) -> any Middleware { ClientName(app: app, name: name) }
     }
 }
 
@@ -33,7 +33,7 @@ struct RequireBody: Middleware {
     }
 
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { RequireBody(app: app) }
+        func build(app: any App) -> any Middleware { RequireBody(app: app) }
     }
 }
 
@@ -44,10 +44,13 @@ struct Timing: Middleware {
 
     let app: any App
 
-    func call(_ env: Env) async throws -> Completions {
-        // This layer's own start, held by the closure: two Timing layers keep two.
-        let start = ContinuousClock.now
-        return try await app.call(env).onComplete { env in env[ElapsedKey.self] = .now - start }
+    /// The start is this layer's state for the call: two Timing layers keep two.
+    func onRequest(_ env: inout Env) async throws -> ContinuousClock.Instant {
+        .now
+    }
+
+    func onComplete(_ env: inout Env, state start: ContinuousClock.Instant) throws {
+        env[ElapsedKey.self] = .now - start
     }
 
     func onError(_ error: FaradayError, env: Env) {
@@ -55,7 +58,7 @@ struct Timing: Middleware {
     }
 
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { Timing(app: app) }
+        func build(app: any App) -> any Middleware { Timing(app: app) }
     }
 }
 
@@ -65,18 +68,23 @@ struct ReauthenticateOnce: Middleware {
     let app: any App
     let renew: @Sendable () async throws -> String
 
-    func call(_ env: Env) async throws -> Completions {
+    func call(_ env: Env) async throws(FaradayError) -> Completions {
         let first = try await app.call(env.forAttempt())
         guard first.head.status == .unauthorized, env.request.body.isReplayable else { return first }
         first.discard()  // stop the abandoned attempt's transfer
         var retry = env.forAttempt()
-        retry.request.headers.bearer(try await renew())
+        do {
+            retry.request.headers.bearer(try await renew())
+        } catch {
+            // `call` throws FaradayError: what is not one yet is wrapped where it happens.
+            throw FaradayError(.authenticationFailed, "Could not renew the token: \(error)", underlying: error)
+        }
         return try await app.call(retry)
     }
 
     struct Handler: Faraday.Handler {
         let renew: @Sendable () async throws -> String
-        func build(app: any App) -> any App { ReauthenticateOnce(app: app, renew: renew) }
+        func build(app: any App) -> any Middleware { ReauthenticateOnce(app: app, renew: renew) }
     }
 }
 
@@ -86,7 +94,7 @@ struct Canned: Middleware {
     let app: any App
     let answers: [String: String]
 
-    func call(_ env: Env) async throws -> Completions {
+    func call(_ env: Env) async throws(FaradayError) -> Completions {
         guard let text = answers[env.request.url.path] else { return try await app.call(env) }
         var answered = env
         answered.response = ResponseData(status: .ok, body: Data(text.utf8))
@@ -142,7 +150,7 @@ struct HeadAsGet: Middleware {
     enum StatusKey: EnvKey { typealias Value = Int }
     let app: any App
 
-    func call(_ env: Env) async throws -> Completions {
+    func call(_ env: Env) async throws(FaradayError) -> Completions {
         guard env.request.method == .head else { return try await app.call(env) }
         var get = env
         get.request.method = .get
@@ -183,7 +191,7 @@ public struct ClientVersion: Middleware {
             self.version = version
         }
 
-        public func build(app: any App) -> any App { ClientVersion(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { ClientVersion(app: app, handler: self) }
     }
 }
 

@@ -31,7 +31,7 @@ struct ClientName: Middleware {
         env.request.headers[.named("X-Client-Name")] = "my-app"
     }
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { ClientName(app: app) }
+        func build(app: any App) -> any Middleware { ClientName(app: app) }
     }
 }
 // snippet.hide

@@ -12,12 +12,12 @@ struct Trace: Middleware {
 
     struct Handler: Faraday.Handler {
         let name: String
-        func build(app: any App) -> any App { Trace(app: app, name: name) }
+        func build(app: any App) -> any Middleware { Trace(app: app, name: name) }
     }
 }
 
 struct Outer: Faraday.Handler {
-    func build(app: any App) -> any App { Trace(app: app, name: "Outer") }
+    func build(app: any App) -> any Middleware { Trace(app: app, name: "Outer") }
 }
 // snippet.show
 

@@ -18,7 +18,7 @@ struct IdempotencyKey: Middleware {
     }
 
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { IdempotencyKey(app: app) }
+        func build(app: any App) -> any Middleware { IdempotencyKey(app: app) }
     }
 }
 
@@ -36,7 +36,7 @@ struct PrintCompletions: Middleware {
     }
 
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { PrintCompletions(app: app) }
+        func build(app: any App) -> any Middleware { PrintCompletions(app: app) }
     }
 }
 
@@ -62,7 +62,7 @@ struct CorrelationID: Middleware {
     }
 
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { CorrelationID(app: app) }
+        func build(app: any App) -> any Middleware { CorrelationID(app: app) }
     }
 }
 
@@ -72,7 +72,7 @@ struct RetryUnavailable: Middleware {
     let app: any App
     let attempts: Int
 
-    func call(_ env: Env) async throws -> Completions {
+    func call(_ env: Env) async throws(FaradayError) -> Completions {
         var attempt = 1
         while true {
             let completions = try await app.call(env.forAttempt())
@@ -85,7 +85,7 @@ struct RetryUnavailable: Middleware {
 
     struct Handler: Faraday.Handler {
         let attempts: Int
-        func build(app: any App) -> any App { RetryUnavailable(app: app, attempts: attempts) }
+        func build(app: any App) -> any Middleware { RetryUnavailable(app: app, attempts: attempts) }
     }
 }
 
@@ -94,7 +94,7 @@ struct MemoryCache: Middleware {
     let app: any App
     let store: ResponseStore
 
-    func call(_ env: Env) async throws -> Completions {
+    func call(_ env: Env) async throws(FaradayError) -> Completions {
         guard env.request.method == .get else { return try await app.call(env) }
         if let hit = store[env.request.url] {
             var cached = env
@@ -112,7 +112,7 @@ struct MemoryCache: Middleware {
     /// Builds the middleware; every request of the connection shares its store.
     struct Handler: Faraday.Handler {
         let store = ResponseStore()
-        func build(app: any App) -> any App { MemoryCache(app: app, store: store) }
+        func build(app: any App) -> any Middleware { MemoryCache(app: app, store: store) }
     }
 }
 

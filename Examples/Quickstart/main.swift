@@ -16,7 +16,7 @@ struct RequestID: Middleware {
     }
 
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { RequestID(app: app) }
+        func build(app: any App) -> any Middleware { RequestID(app: app) }
     }
 }
 
@@ -32,7 +32,7 @@ struct PrintCompletions: Middleware {
     }
 
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { PrintCompletions(app: app) }
+        func build(app: any App) -> any Middleware { PrintCompletions(app: app) }
     }
 }
 

@@ -191,7 +191,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
 
     // MARK: Adapter
 
-    public func call(_ env: Env) async throws -> Completions {
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
         let request = env.request
         // Released when this call ends: on return for a buffered body or a failure, with the
         // stream's last part for a streamed one (or when its completions are dropped).
@@ -209,7 +209,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
         }
     }
 
-    private func call(_ env: Env, on client: HTTPClient, lease: Lease) async throws -> Completions {
+    private func call(_ env: Env, on client: HTTPClient, lease: Lease) async throws(FaradayError) -> Completions {
         let request = env.request
         var clientRequest = try Self.makeRequest(
             request,

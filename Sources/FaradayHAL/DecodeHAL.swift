@@ -34,7 +34,7 @@ public struct DecodeHAL: Middleware {
             self.contentTypes = contentTypes
         }
 
-        public func build(app: any App) -> any App { DecodeHAL(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { DecodeHAL(app: app, handler: self) }
 
         /// Below `HTTPCache` it would never see a hit: the cache answers one without calling the
         /// layers below it, so every cached document would come back unread.
@@ -80,9 +80,9 @@ public struct EncodeHAL: Middleware {
             self.encoder = encoder
         }
 
-        public func build(app: any App) -> any App { EncodeHAL(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { EncodeHAL(app: app, handler: self) }
 
-        public func encodeBody(of request: inout Request) throws(FaradayError) {
+        package func encodeBody(of request: inout Request) throws(FaradayError) {
             guard let representation = request.body.value as? Representation else { return }
             do {
                 request.body = .bytes(try representation.encoded(encoder: encoder))

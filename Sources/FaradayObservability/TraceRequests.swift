@@ -46,14 +46,15 @@ public struct TraceRequests: Middleware {
             self.redaction = redaction
         }
 
-        public func build(app: any App) -> any App { TraceRequests(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { TraceRequests(app: app, handler: self) }
     }
 
-    public func call(_ env: Env) async throws -> Completions {
+    /// Starts the call's span, this layer's state for the call, and injects its context into the
+    /// request's headers. With no tracer bootstrapped (a span of it would record nothing and inject
+    /// nothing) the call passes through without one.
+    public func onRequest(_ env: inout Env) -> CallSpan? {
         let tracer = handler.tracer ?? InstrumentationSystem.tracer
-        // No tracer bootstrapped: a span of it records nothing and injects nothing, so the call
-        // passes through without one (no redacted URL, monitor or closures made for nothing).
-        if tracer is NoOpTracer { return try await app.call(env) }
+        if tracer is NoOpTracer { return nil }
         let url = env.request.url
         let span = tracer.startAnySpan(
             env.request.method.rawValue,
@@ -66,30 +67,46 @@ public struct TraceRequests: Middleware {
         if let port = url.port ?? (url.scheme == "https" ? 443 : url.scheme == "http" ? 80 : nil) {
             span.attributes["server.port"] = port
         }
-        var env = env
         tracer.inject(span.context, into: &env.request.headers, using: HTTPFieldsInjector())
-        let events = SpanEvents(span: span, redaction: handler.redaction)
-        env.monitorEvents(with: events)
+        let call = CallSpan(span: span, events: SpanEvents(span: span, redaction: handler.redaction))
+        env.monitorEvents(with: call.events)
+        env[CallSpanKey.self] = call
+        return call
+    }
+
+    /// Runs the layers below with the span as their `ServiceContext`, and records the head.
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
+        // `env` is this layer's own: the span its `onRequest` started is the one under the key.
+        guard let call = env[CallSpanKey.self] else { return try await app.call(env) }
+        let completions: Completions
         do {
-            let completions = try await ServiceContext.$current.withValue(span.context) { [env] in
+            completions = try await ServiceContext.$current.withValue(call.span.context) { [app] in
                 try await app.call(env)
             }
-            let head = completions.head
-            if let status = head.status {
-                span.attributes["http.response.status_code"] = status.code
-                if status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
-            }
-            events.recordResendCount()
-            if let cache = head.cacheStatus { span.attributes["faraday.cache.status"] = cache.rawValue }
-            return completions.onComplete { env in if env.isFinal { span.end() } }.mapErrors { error in
-                Self.fail(span, error)
-                return error
-            }
         } catch {
-            events.recordResendCount()
-            Self.fail(span, error)
-            throw error
+            call.events.recordResendCount()
+            // `withValue` rethrows untyped what `app.call` threw, a FaradayError.
+            throw FaradayError.wrapping(error, request: env.request)
         }
+        let head = completions.head
+        if let status = head.status {
+            call.span.attributes["http.response.status_code"] = status.code
+            if status.code >= 500 { call.span.setStatus(SpanStatus(code: .error)) }
+        }
+        call.events.recordResendCount()
+        if let cache = head.cacheStatus { call.span.attributes["faraday.cache.status"] = cache.rawValue }
+        return completions
+    }
+
+    /// Ends the span with the final completion.
+    public func onComplete(_ env: inout Env, state call: CallSpan?) {
+        if env.isFinal { call?.span.end() }
+    }
+
+    /// Ends the span as an error.
+    public func onError(_ error: FaradayError, env: Env, state call: CallSpan??) {
+        guard let call = call ?? nil else { return }
+        Self.fail(call.span, error)
     }
 
     private static func fail(_ span: any Span, _ error: any Error) {
@@ -100,8 +117,20 @@ public struct TraceRequests: Middleware {
     }
 }
 
+extension TraceRequests {
+    /// One call's span in a ``TraceRequests``, and the monitor that records its retries and
+    /// redirects.
+    public struct CallSpan: Sendable {
+        let span: any Span
+        let events: SpanEvents
+    }
+}
+
+/// Hands a call's span from ``TraceRequests/onRequest(_:)`` to its `call`.
+private enum CallSpanKey: EnvKey { typealias Value = TraceRequests.CallSpan }
+
 /// Records the retries and redirects of one call as events of its span.
-private struct SpanEvents: EventMonitor {
+struct SpanEvents: EventMonitor {
     let span: any Span
     let redaction: Redaction
     /// The requests sent again: one per retry and per redirect.

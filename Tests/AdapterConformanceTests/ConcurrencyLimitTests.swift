@@ -26,7 +26,7 @@ extension AdapterConformance {
             func onError(_ error: FaradayError, env: Env) { inFlight.leave() }
             struct Handler: Faraday.Handler {
                 let inFlight: InFlight
-                func build(app: any App) -> any App { Counting(app: app, inFlight: inFlight) }
+                func build(app: any App) -> any Middleware { Counting(app: app, inFlight: inFlight) }
             }
         }
 

@@ -210,7 +210,7 @@ struct Probe: Middleware {
     struct Handler: Faraday.Handler {
         let name: String
         let log: ProbeLog
-        func build(app: any App) -> any App { Probe(app: app, name: name, log: log) }
+        func build(app: any App) -> any Middleware { Probe(app: app, name: name, log: log) }
     }
 }
 

@@ -27,7 +27,7 @@ import Testing
         stubs.get("/v1/x") { _, _ in StubResponse(body: "classic") }
         let connection = try Connection(url: "https://api.example.com/v1")
         try connection.use(handler: RequestID.Handler())
-        try connection.adapter(stubs)
+        try connection.editStack { $0.adapter = stubs }
 
         let body = await withCheckedContinuation { continuation in
             connection.get(path: "x").onComplete { env in continuation.resume(returning: env.response?.text) }

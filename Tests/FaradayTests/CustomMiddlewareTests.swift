@@ -16,7 +16,7 @@ struct RequestID: Middleware {
     }
 
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { RequestID(app: app) }
+        func build(app: any App) -> any Middleware { RequestID(app: app) }
     }
 }
 
@@ -27,7 +27,7 @@ struct TinyCache: Middleware {
     let app: any App
     let store: Recorder
 
-    func call(_ env: Env) async throws -> Completions {
+    func call(_ env: Env) async throws(FaradayError) -> Completions {
         if store.log.contains(env.request.url.absoluteString) {
             var hit = env
             hit.response = ResponseData(status: .ok, body: Data("cached".utf8))
@@ -39,7 +39,7 @@ struct TinyCache: Middleware {
 
     struct Handler: Faraday.Handler {
         let store = Recorder()
-        func build(app: any App) -> any App { TinyCache(app: app, store: store) }
+        func build(app: any App) -> any Middleware { TinyCache(app: app, store: store) }
     }
 }
 
@@ -68,13 +68,13 @@ struct TinyCache: Middleware {
     @Test func completionsCanBeTransformedWithAClosure() async throws {
         struct Upcase: Middleware {
             let app: any App
-            func call(_ env: Env) async throws -> Completions {
+            func call(_ env: Env) async throws(FaradayError) -> Completions {
                 try await app.call(env).onComplete { env in
                     let upper = (env.response?.text ?? "").uppercased()
                     env.response?.body = Data(upper.utf8)
                 }
             }
-            struct Handler: Faraday.Handler { func build(app: any App) -> any App { Upcase(app: app) } }
+            struct Handler: Faraday.Handler { func build(app: any App) -> any Middleware { Upcase(app: app) } }
         }
         let stubs = TestAdapter()
         stubs.get("/v1/x") { _, _ in StubResponse(chunks: [Data("ab".utf8), Data("cd".utf8)]) }

@@ -13,7 +13,7 @@ import Testing
 
         func onRequest(_ env: inout Env) async throws { recorder.record("request") }
 
-        func call(_ env: Env) async throws -> Completions {
+        func call(_ env: Env) async throws(FaradayError) -> Completions {
             if let body = cache.withLock({ $0 }) {
                 var hit = env
                 hit.response = ResponseData(status: .ok, body: body)
@@ -32,7 +32,7 @@ import Testing
         struct Handler: Faraday.Handler {
             let recorder: Recorder
             let cache = Locked<Data?>(nil)
-            func build(app: any App) -> any App { CachingWithHooks(app: app, recorder: recorder, cache: cache) }
+            func build(app: any App) -> any Middleware { CachingWithHooks(app: app, recorder: recorder, cache: cache) }
         }
     }
 
@@ -129,7 +129,7 @@ import Testing
         func onError(_ error: FaradayError, env: Env) { ended.yield() }
         struct Handler: Faraday.Handler {
             let ended: AsyncStream<Void>.Continuation
-            func build(app: any App) -> any App { EndSignal(app: app, ended: ended) }
+            func build(app: any App) -> any Middleware { EndSignal(app: app, ended: ended) }
         }
     }
 }

@@ -135,7 +135,7 @@ import Testing
                 throw FaradayError(.parsingFailed, "bad body", response: env.response)
             }
             struct Handler: Faraday.Handler {
-                func build(app: any App) -> any App { Rejects(app: app) }
+                func build(app: any App) -> any Middleware { Rejects(app: app) }
             }
         }
         let recorder = Recorder()

@@ -13,29 +13,20 @@ import Testing
         }
     }
 
-    /// Issue 45: only `use` put an adapter's handler at the bottom; insert and swap put it
-    /// mid-stack, where it cut off every layer below it.
-    @Test func insertAndSwapRefuseAnAdaptersHandler() throws {
+    /// Issue 45 made insert and swap refuse an adapter's handler, which they put mid-stack,
+    /// cutting off every layer below it; issue 46 made it no ``Handler`` at all, so that only
+    /// `use` takes it and it sets the adapter: nothing can put an adapter mid-stack.
+    @Test func anAdaptersHandlerSetsTheAdapterAndIsNoLayer() throws {
+        func isLayer(_ value: Any) -> Bool { value is any Faraday.Handler }
+        #expect(!isLayer(URLSessionAdapter.Handler()))
         var builder = RackBuilder()
         builder.use(Marker.Handler(label: "m1"))
-        let adapterHandler = URLSessionAdapter.Handler()
-        var errors: [FaradayError?] = []
-        errors.append(#expect(throws: FaradayError.self) { try builder.insert(adapterHandler, at: 0) })
-        errors.append(
-            #expect(throws: FaradayError.self) { try builder.insert(adapterHandler, before: Marker.Handler.self) }
-        )
-        errors.append(
-            #expect(throws: FaradayError.self) { try builder.insert(adapterHandler, after: Marker.Handler.self) }
-        )
-        errors.append(
-            #expect(throws: FaradayError.self) { try builder.swap(Marker.Handler.self, with: adapterHandler) }
-        )
-        #expect(errors.map { $0?.code } == Array(repeating: .misplacedHandler, count: 4))
+        builder.use(URLSessionAdapter.Handler())
         #expect(labels(builder) == ["m1"])
-        #expect(builder.adapter == nil)
+        #expect(builder.adapter is URLSessionAdapter)
         let connection = Connection(url: URL(string: "https://example.com"))
-        let error = #expect(throws: FaradayError.self) { try connection.insert(adapterHandler, at: 0) }
-        #expect(error?.code == .misplacedHandler)
+        try connection.use(handler: URLSessionAdapter.Handler())
+        #expect(connection.handlers.isEmpty)
     }
 
     @Test func handlersCanBePlacedByPositionAndType() throws {
@@ -76,7 +67,7 @@ import Testing
             { try connection.use(Marker.Handler(label: "late")) },
             { try connection.insert(Marker.Handler(label: "late"), at: 0) },
             { try connection.delete(Marker.Handler.self) },
-            { try connection.adapter(TestAdapter()) },
+            { try connection.editStack { $0.adapter = TestAdapter() } },
         ] as [() throws -> Void] {
             #expect {
                 try edit()

@@ -14,7 +14,7 @@ import Testing
         /// Holds the answer back until it ends.
         var gate: AsyncStream<Void>?
 
-        func call(_ env: Env) async throws -> Completions {
+        func call(_ env: Env) async throws(FaradayError) -> Completions {
             for (sent, total) in uploads { env.progress.sent(sent, of: total) }
             for (received, total) in downloads { env.progress.received(received, of: total) }
             if let gate { for await _ in gate {} }

@@ -92,7 +92,7 @@ struct Echo: Adapter {
     static let url = URL(string: "https://api.example.com/items") ?? URL(filePath: "/")
     let response: ResponseData?
 
-    func call(_ env: Env) async throws -> Completions {
+    func call(_ env: Env) async throws(FaradayError) -> Completions {
         var env = env
         env.response = response ?? ResponseData(status: .ok)
         return .buffered(env)

@@ -100,7 +100,7 @@ public struct FixedResponseAdapter: Adapter {
 
     public init(_ response: ResponseData) { self.response = response }
 
-    public func call(_ env: Env) async throws -> Completions {
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
         var head = env
         head.response = response
         return .buffered(head)
@@ -114,7 +114,7 @@ public struct PassThrough: Middleware {
     /// Builds ``PassThrough``.
     public struct Handler: Faraday.Handler {
         public init() {}
-        public func build(app: any App) -> any App { PassThrough(app: app) }
+        public func build(app: any App) -> any Middleware { PassThrough(app: app) }
     }
 }
 

@@ -40,7 +40,7 @@ public struct HMACSigning: Middleware {
             self.key = SymmetricKey(data: secret)
         }
 
-        public func build(app: any App) -> any App { HMACSigning(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { HMACSigning(app: app, handler: self) }
     }
 
     public func onRequest(_ env: inout Env) async throws {

@@ -209,6 +209,16 @@ public final class Connection: Sendable {
         try use(handler)
     }
 
+    /// Sets the adapter from its handler; see ``RackBuilder/use(_:)-(AdapterHandler)``.
+    public func use(_ handler: any AdapterHandler) throws(FaradayError) {
+        try editStack { $0.use(handler) }
+    }
+
+    /// Sets the adapter from its handler (the original Swift Faraday spelling).
+    public func use(handler: any AdapterHandler) throws(FaradayError) {
+        try use(handler)
+    }
+
     /// Inserts a handler at `index` (0 is the outermost); see ``RackBuilder/insert(_:at:)``.
     public func insert(_ handler: any Handler, at index: Int) throws(FaradayError) {
         try editStack { builder throws(FaradayError) in try builder.insert(handler, at: index) }
@@ -234,11 +244,6 @@ public final class Connection: Sendable {
     /// Removes every handler of type `existing`.
     public func delete(_ existing: any Handler.Type) throws(FaradayError) {
         try editStack { $0.delete(existing) }
-    }
-
-    /// Sets the adapter at the bottom of the stack.
-    public func adapter(_ adapter: any Adapter) throws(FaradayError) {
-        try editStack { $0.adapter = adapter }
     }
 
     /// Clears the state of every middleware that keeps some (token stores forget credentials,

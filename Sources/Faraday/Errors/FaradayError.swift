@@ -125,7 +125,7 @@ public struct FaradayError: Error, Sendable, CustomStringConvertible, CustomDebu
     }
 
     /// Wraps any error as a `FaradayError`, mapping `CancellationError` to ``Code/cancelled``.
-    static func wrapping(_ error: any Error, request: Request? = nil) -> FaradayError {
+    package static func wrapping(_ error: any Error, request: Request? = nil) -> FaradayError {
         let wrapped: FaradayError
         switch error {
         case let error as FaradayError: wrapped = error

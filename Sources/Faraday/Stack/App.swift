@@ -1,13 +1,13 @@
-/// Anything that takes an ``Env`` and produces ``Completions``: a middleware or an adapter.
+/// What a middleware calls below it: the next layer of the stack, or the adapter.
 ///
 /// The stack is a chain of apps: each middleware holds the app below it and the adapter is the
 /// innermost one. An app may be called many times, from many tasks at once.
 public protocol App: Sendable {
     /// Runs the request in `env` and returns its completions.
     ///
-    /// Throw a ``FaradayError`` for failures before the response head; failures while a streamed
-    /// body is read surface from the completions themselves.
-    func call(_ env: Env) async throws -> Completions
+    /// Throws for failures before the response head; failures while a streamed body is read
+    /// surface from the completions themselves.
+    func call(_ env: Env) async throws(FaradayError) -> Completions
 }
 
 /// The innermost ``App``: turns an ``Env`` into a real request (or, for ``TestAdapter``, a stub).
@@ -26,7 +26,7 @@ public protocol Adapter: App {}
 /// the connection makes its first request.
 public protocol Handler: Sendable {
     /// The middleware that wraps `app`.
-    func build(app: any App) -> any App
+    func build(app: any App) -> any Middleware
 
     /// Checks, when the stack is built, that the middleware can do its job at `index` of
     /// `handlers` (outermost first), and throws ``FaradayError/Code/misplacedHandler`` naming the
@@ -41,11 +41,11 @@ extension Handler {
 }
 
 /// A handler whose middleware encodes one kind of value body into bytes (a JSON value, a form,
-/// a multipart form…).
+/// a multipart form…): the package's encoders.
 ///
 /// The stack knows its encoders, so a layer above one can have the body encoded early, by that
 /// encoder's settings, and see the bytes that go on the wire (``Env/encodeRequestBody()``).
-public protocol BodyEncodingHandler: Handler {
+package protocol BodyEncodingHandler: Handler {
     /// Encodes the request's body in place when it is a value of this encoder's kind (bytes and
     /// the content type, unless the request has one); leaves every other body as it is.
     func encodeBody(of request: inout Request) throws(FaradayError)
@@ -55,21 +55,17 @@ extension BodyEncodingHandler {
     /// Encodes an env's request body, for a middleware's `onRequest`: the env is changed only
     /// when its body is a value, since a change to an env, even to nothing, first copies the
     /// fields it shares with its copies.
-    public func encodeBody(of env: inout Env) throws(FaradayError) {
+    package func encodeBody(of env: inout Env) throws(FaradayError) {
         guard env.request.body.value != nil else { return }
         try encodeBody(of: &env.request)
     }
 }
 
-/// A handler that installs an adapter at the bottom of the stack instead of adding a middleware:
-/// the original Swift Faraday's `connection.use(handler: URLSessionAdapter.Handler())`.
-/// `builder.adapter = URLSessionAdapter()` says the same.
-public protocol AdapterHandler: Handler {
+/// An adapter's handler: the original Swift Faraday's spelling of setting the adapter,
+/// `connection.use(handler: URLSessionAdapter.Handler())`, which says what
+/// `builder.adapter = URLSessionAdapter()` says. It is not a ``Handler``: it adds no layer, and
+/// only ``RackBuilder/use(_:)-(AdapterHandler)`` takes it, so nothing can put an adapter mid-stack.
+public protocol AdapterHandler: Sendable {
     /// The adapter to install.
     var adapter: any Adapter { get }
-}
-
-extension AdapterHandler {
-    /// The adapter itself: ``RackBuilder/use(_:)`` installs it rather than folding it in.
-    public func build(app: any App) -> any App { adapter }
 }

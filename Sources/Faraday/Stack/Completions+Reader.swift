@@ -4,7 +4,7 @@ import Foundation
 /// any hook: each chunk in order, then the end. Buffered bodies are one chunk.
 ///
 /// Made afresh for each response (it may keep state between chunks, as a decompressor does).
-public protocol BodyTransform: Sendable {
+package protocol BodyTransform: Sendable {
     /// The bytes `chunk` turns into (possibly none yet).
     func transform(_ chunk: Data) throws(FaradayError) -> Data
     /// The bytes left when the body ends; throws when the body ended too early.

@@ -3,8 +3,8 @@ import Foundation
 /// What an ``App`` returns: the response head, then the completions of the call.
 ///
 /// Every response takes one path up the stack, buffered or streamed alike: its bytes (the whole
-/// body, or the chunks of a live transfer) go through the byte-level transforms
-/// (``transformBody(_:)``), are cut into frames when the request asks for streaming, and each
+/// body, or the chunks of a live transfer) go through the byte-level transforms of the package's
+/// layers (``Decompression``), are cut into frames when the request asks for streaming, and each
 /// completion then runs the hooks of every layer, innermost first, when the consumer pulls it.
 /// A buffered response is one final completion; a streamed one is one completion per frame and a
 /// final one with an empty body.
@@ -15,15 +15,15 @@ import Foundation
 /// layer above discards the response (``discard()``) or simply drops it: the terminal event is
 /// tied to this object's life, not to a consumer that may never come back.
 ///
-/// Middleware that implement ``App/call(_:)`` read the ``head`` (status and headers), and may
-/// change it, transform the body, or add per-call hooks:
+/// A middleware that implements ``Middleware/call(_:)`` reads the ``head`` (status and headers)
+/// and may change it, or drop an answer it will not pass up (``discard()``):
 ///
 /// ```swift
-/// func call(_ env: Env) async throws -> Completions {
-///     let started = ContinuousClock.now
-///     return try await app.call(env).onComplete { env in
-///         env[ElapsedKey.self] = ContinuousClock.now - started
-///     }
+/// func call(_ env: Env) async throws(FaradayError) -> Completions {
+///     let first = try await app.call(env.forAttempt())
+///     guard first.head.status == .serviceUnavailable else { return first }
+///     first.discard()
+///     return try await app.call(env.forAttempt())
 /// }
 /// ```
 public struct Completions: @unchecked Sendable {
@@ -114,7 +114,7 @@ public struct Completions: @unchecked Sendable {
 
     /// The env once the response head is known: status and headers, no body.
     ///
-    /// A middleware's ``App/call(_:)`` may change it (``Decompression`` removes
+    /// A middleware's ``Middleware/call(_:)`` may change it (``Decompression`` removes
     /// `Content-Encoding`); every completion is made from it.
     public var head: Env {
         get { storage.withLock { $0.head } }
@@ -124,14 +124,15 @@ public struct Completions: @unchecked Sendable {
     /// Rewrites the body's bytes before they are cut into frames and reach any hook, for
     /// byte-level middleware such as ``Decompression``; the same for buffered and streamed bodies.
     @discardableResult
-    public func transformBody(_ transform: any BodyTransform) -> Completions {
+    package func transformBody(_ transform: any BodyTransform) -> Completions {
         storage.withLock { $0.transforms.append(transform) }
         return self
     }
 
-    /// Adds a hook that runs on every completion, after the hooks of the layers below.
+    /// Adds a hook that runs on every completion, after the hooks of the layers below: for the
+    /// package's adapters and the layers whose state is made in `call` (a cache's recorder).
     @discardableResult
-    public func onComplete(_ hook: @escaping @Sendable (inout Env) throws -> Void) -> Completions {
+    package func onComplete(_ hook: @escaping @Sendable (inout Env) throws -> Void) -> Completions {
         add(.complete(hook))
         return self
     }
@@ -139,7 +140,7 @@ public struct Completions: @unchecked Sendable {
     /// Replaces the error that ends the call (a transfer that fails, a hook below that throws, a
     /// consumer that leaves) as it passes this layer on its way up.
     @discardableResult
-    public func mapErrors(_ transform: @escaping @Sendable (FaradayError) -> FaradayError) -> Completions {
+    package func mapErrors(_ transform: @escaping @Sendable (FaradayError) -> FaradayError) -> Completions {
         add(.mapError(transform))
         return self
     }
@@ -215,7 +216,7 @@ public struct Completions: @unchecked Sendable {
                     body.stop?()
                 }
                 let from = isFinal ? index : hooks.startIndex
-                throw Self.fail(FaradayError.wrapping(error, request: env.request), env: env, hooks: hooks[from...])
+                throw Self.fail(error.attaching(env.request), env: env, hooks: hooks[from...])
             }
         }
         return env
@@ -251,16 +252,18 @@ public struct Completions: @unchecked Sendable {
 }
 
 extension Completions {
-    /// One layer's part in the completions: a middleware's hooks, or a closure of a `call`.
+    /// One layer's part in the completions: a middleware's hooks with its state for the call, or
+    /// a closure of the package's.
     enum Hook: Sendable {
-        case layer(MiddlewareLayer)
+        case layer(any LayerHooks)
         case complete(@Sendable (inout Env) throws -> Void)
         case mapError(@Sendable (FaradayError) -> FaradayError)
 
-        func complete(_ env: inout Env) throws {
+        func complete(_ env: inout Env) throws(FaradayError) {
             switch self {
-            case .layer(let layer): try layer.middleware.onComplete(&env)
-            case .complete(let closure): try closure(&env)
+            case .layer(let layer): try layer.complete(&env)
+            case .complete(let closure):
+                do { try closure(&env) } catch { throw FaradayError.wrapping(error, request: env.request) }
             case .mapError: break
             }
         }
@@ -270,7 +273,7 @@ extension Completions {
             var env = env
             env.error = error
             switch self {
-            case .layer(let layer): layer.middleware.onError(error, env: env)
+            case .layer(let layer): layer.fail(error, env: env)
             case .complete: break
             case .mapError(let transform): return transform(error)
             }

@@ -19,47 +19,38 @@ public struct RackBuilder: Sendable {
     /// Creates an empty builder.
     public init() {}
 
-    /// Appends a handler at the bottom of the list, just above the adapter; an adapter's handler
-    /// (``AdapterHandler``) sets the adapter instead.
+    /// Appends a handler at the bottom of the list, just above the adapter.
     public mutating func use(_ handler: any Handler) {
-        if let installer = handler as? any AdapterHandler {
-            adapter = installer.adapter
-        } else {
-            handlers.append(handler)
-        }
+        handlers.append(handler)
+    }
+
+    /// Sets the adapter from its handler: the original Swift Faraday's spelling of ``adapter``.
+    public mutating func use(_ handler: any AdapterHandler) {
+        adapter = handler.adapter
     }
 
     /// Inserts a handler at `index` (0 is the outermost).
     ///
-    /// - Throws: ``FaradayError/Code/invalidRequest`` when `index` is out of range;
-    ///   ``FaradayError/Code/misplacedHandler`` for an adapter's handler, whose place is the
-    ///   bottom of the stack (``use(_:)`` or ``adapter`` puts it there).
+    /// - Throws: ``FaradayError/Code/invalidRequest`` when `index` is out of range.
     public mutating func insert(_ handler: any Handler, at index: Int) throws(FaradayError) {
-        try Self.refuseAdapterHandler(handler)
         guard handlers.indices.contains(index) || index == handlers.endIndex else {
             throw FaradayError(.invalidRequest, "No place \(index) in a stack of \(handlers.count) handlers.")
         }
         handlers.insert(handler, at: index)
     }
 
-    /// Inserts a handler just above the first handler of type `existing`; refuses an adapter's
-    /// handler as ``insert(_:at:)`` does.
+    /// Inserts a handler just above the first handler of type `existing`.
     public mutating func insert(_ handler: any Handler, before existing: any Handler.Type) throws(FaradayError) {
-        try Self.refuseAdapterHandler(handler)
         handlers.insert(handler, at: try index(of: existing))
     }
 
-    /// Inserts a handler just below the first handler of type `existing`; refuses an adapter's
-    /// handler as ``insert(_:at:)`` does.
+    /// Inserts a handler just below the first handler of type `existing`.
     public mutating func insert(_ handler: any Handler, after existing: any Handler.Type) throws(FaradayError) {
-        try Self.refuseAdapterHandler(handler)
         handlers.insert(handler, at: try index(of: existing) + 1)
     }
 
-    /// Replaces the first handler of type `existing`; refuses an adapter's handler as
-    /// ``insert(_:at:)`` does.
+    /// Replaces the first handler of type `existing`.
     public mutating func swap(_ existing: any Handler.Type, with handler: any Handler) throws(FaradayError) {
-        try Self.refuseAdapterHandler(handler)
         handlers[try index(of: existing)] = handler
     }
 
@@ -71,16 +62,6 @@ public struct RackBuilder: Sendable {
     /// `true` when a handler of type `type` is in the list.
     public func contains(_ type: any Handler.Type) -> Bool {
         handlers.contains { Swift.type(of: $0) == type }
-    }
-
-    /// An adapter's handler mid-stack would end the stack there: every layer below it, and the
-    /// body encoding, would be cut off without a word.
-    private static func refuseAdapterHandler(_ handler: any Handler) throws(FaradayError) {
-        guard handler is any AdapterHandler else { return }
-        throw FaradayError(
-            .misplacedHandler,
-            "\(type(of: handler)) installs an adapter, whose place is the bottom of the stack; add it with use(_:) or set builder.adapter, not insert or swap."
-        )
     }
 
     private func index(of existing: any Handler.Type) throws(FaradayError) -> Int {
@@ -98,12 +79,16 @@ public struct RackBuilder: Sendable {
         }
         let adapter = adapter ?? URLSessionAdapter()
         let app = handlers.reversed().reduce(StackBase(adapter: adapter) as any App) { app, handler in
-            let built = handler.build(app: app)
-            // A middleware's hooks run around its `call`, whatever it implements.
-            if let middleware = built as? any Middleware { return MiddlewareLayer(middleware) }
-            return built
+            Self.layer(handler.build(app: app))
         }
         return BuiltStack(app: app, encoders: handlers.compactMap { $0 as? any BodyEncodingHandler })
+    }
+}
+
+extension RackBuilder {
+    /// A middleware as the stack runs it: its hooks around its `call`, whatever it implements.
+    fileprivate static func layer(_ middleware: some Middleware) -> any App {
+        MiddlewareLayer(middleware)
     }
 }
 

@@ -231,6 +231,6 @@ struct Capture: Middleware {
     struct Handler: Faraday.Handler {
         let observe: @Sendable (Env) -> Void
         init(_ observe: @escaping @Sendable (Env) -> Void) { self.observe = observe }
-        func build(app: any App) -> any App { Capture(app: app, observe: observe) }
+        func build(app: any App) -> any Middleware { Capture(app: app, observe: observe) }
     }
 }

@@ -31,7 +31,7 @@ struct Recording: Middleware {
     struct Handler: Faraday.Handler {
         let name: String
         let recorder: Recorder
-        func build(app: any App) -> any App { Recording(app: app, name: name, recorder: recorder) }
+        func build(app: any App) -> any Middleware { Recording(app: app, name: name, recorder: recorder) }
     }
 }
 
@@ -40,19 +40,19 @@ struct Marker: Middleware {
     let app: any App
     struct Handler: Faraday.Handler {
         let label: String
-        func build(app: any App) -> any App { Marker(app: app) }
+        func build(app: any App) -> any Middleware { Marker(app: app) }
     }
 }
 
 /// A middleware that calls the app below twice and returns the second result (a crude retry).
 struct CallTwice: Middleware {
     let app: any App
-    func call(_ env: Env) async throws -> Completions {
+    func call(_ env: Env) async throws(FaradayError) -> Completions {
         _ = try await app.call(env)
         return try await app.call(env)
     }
     struct Handler: Faraday.Handler {
-        func build(app: any App) -> any App { CallTwice(app: app) }
+        func build(app: any App) -> any Middleware { CallTwice(app: app) }
     }
 }
 
@@ -66,7 +66,7 @@ struct OnRequest: Middleware {
     struct Handler: Faraday.Handler {
         let body: @Sendable (inout Env) async throws -> Void
         init(_ body: @escaping @Sendable (inout Env) async throws -> Void) { self.body = body }
-        func build(app: any App) -> any App { OnRequest(app: app, body: body) }
+        func build(app: any App) -> any Middleware { OnRequest(app: app, body: body) }
     }
 }
 

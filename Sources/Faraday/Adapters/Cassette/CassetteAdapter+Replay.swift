@@ -44,7 +44,7 @@ extension CassetteAdapter {
         headers.filter { $0.first?.lowercased() == name.canonicalName }.compactMap { $0.last }
     }
 
-    func replay(_ interaction: CassetteInteraction, _ env: Env) async throws -> Completions {
+    func replay(_ interaction: CassetteInteraction, _ env: Env) async throws(FaradayError) -> Completions {
         let recorded = interaction.response
         var head = env
         var fields = HTTPFields()

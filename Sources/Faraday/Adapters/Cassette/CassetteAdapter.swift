@@ -123,7 +123,7 @@ public final class CassetteAdapter: Adapter {
 
     // MARK: Adapter
 
-    public func call(_ env: Env) async throws -> Completions {
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
         var env = env
         try loadIfNeeded()
         // The body is needed to match and to record: a stream is read here, within the limit.

@@ -143,7 +143,7 @@ public final class TestAdapter: Adapter {
 
     // MARK: Adapter
 
-    public func call(_ env: Env) async throws -> Completions {
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
         state.withLock { $0.calls.append(env.request) }
         let requestBody = try await env.request.body.collect(upTo: maxRequestBodySize)
         let found: (Stub, Stub.Match)
@@ -159,7 +159,12 @@ public final class TestAdapter: Adapter {
             return try await passThrough.call(passed)
         }
         let (stub, match) = found
-        let response = try await stub.respond(env, match)
+        let response: StubResponse
+        do {
+            response = try await stub.respond(env, match)
+        } catch {
+            throw FaradayError.wrapping(error, request: env.request)  // the stub's own closure
+        }
         if response.waitsForCancellation {
             try await waitForCancellation(env)
         }
@@ -213,7 +218,7 @@ public final class TestAdapter: Adapter {
         func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self) }
     }
 
-    private func waitForCancellation(_ env: Env) async throws {
+    private func waitForCancellation(_ env: Env) async throws(FaradayError) {
         let gate = AsyncStream<Void>.makeStream()
         await env.cancellation.withCancellationHandler {
             for await _ in gate.stream {}

@@ -53,7 +53,7 @@ public final class URLSessionAdapter: Adapter {
         for keyed in keyedSessions.withLock({ Array($0.values) }) { keyed.invalidateAndCancel() }
     }
 
-    public func call(_ env: Env) async throws -> Completions {
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
         let request = env.request
         let options = request.options
         if options.openTimeout != nil || options.writeTimeout != nil {
@@ -212,7 +212,7 @@ public final class URLSessionAdapter: Adapter {
     }
 
     /// Writes a streamed request body to a temporary file, for URLSession to upload from.
-    static func spool(_ request: Request) async throws -> URL {
+    static func spool(_ request: Request) async throws(FaradayError) -> URL {
         let stream = try request.body.makeStream()
         // Readable by the owner only: the body may hold anything (a password form, a token).
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("faraday-upload-\(UUID().uuidString)")

@@ -31,7 +31,7 @@ public struct Authorization: Middleware {
             self.provider = provider
         }
 
-        public func build(app: any App) -> any App { Authorization(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { Authorization(app: app, handler: self) }
     }
 
     public func onRequest(_ env: inout Env) async throws {

@@ -43,13 +43,13 @@ public struct TokenRefresh: Middleware {
             self.isRejection = isRejection
         }
 
-        public func build(app: any App) -> any App { TokenRefresh(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { TokenRefresh(app: app, handler: self) }
 
         /// Forgets the store's credential.
         public func reset() { store.reset() }
     }
 
-    public func call(_ env: Env) async throws -> Completions {
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
         guard !Self.isRefreshing, !env.request.headers.contains(.authorization), env.mayCarryCredentials else {
             return try await app.call(env)
         }

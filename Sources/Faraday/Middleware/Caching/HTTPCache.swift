@@ -65,7 +65,7 @@ public struct HTTPCache: Middleware {
             self.now = now
         }
 
-        public func build(app: any App) -> any App { HTTPCache(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { HTTPCache(app: app, handler: self) }
 
         /// Empties the store (``Connection/reset()`` calls it on logout) and stops the
         /// revalidations under way; what calls already in flight bring back is not stored.
@@ -86,7 +86,7 @@ public struct HTTPCache: Middleware {
         let revalidations = BackgroundTasks()
     }
 
-    public func call(_ env: Env) async throws -> Completions {
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
         let request = env.request
         let requestControl = CacheControl(request.headers, isRequest: true)
         guard request.method == .get else {
@@ -142,7 +142,7 @@ public struct HTTPCache: Middleware {
         key: String,
         entry: CacheEntry?,
         generation: Int? = nil
-    ) async throws -> Completions {
+    ) async throws(FaradayError) -> Completions {
         let generation = generation ?? handler.shared.generation.withLock { $0 }
         var attempt = env
         if let entry, let conditional = CachePolicy.conditional(env.request, for: entry) {
@@ -152,7 +152,7 @@ public struct HTTPCache: Middleware {
         let completions: Completions
         do {
             completions = try await app.call(attempt)
-        } catch let error as FaradayError {
+        } catch {
             // A server that cannot be reached may be replaced by a stale answer; a caller who
             // left may not.
             if let entry, error.code != .cancelled, !env.isCancelled,
@@ -283,7 +283,7 @@ extension Completions {
 
     /// Pulls every completion, so that the layers below see their end; for an answer the cache
     /// replaces (a 304, a failure it hides).
-    fileprivate func drain() async throws {
+    fileprivate func drain() async throws(FaradayError) {
         while try await next() != nil {}
     }
 }

@@ -26,7 +26,7 @@ public struct Cookies: Middleware {
             self.jar = jar
         }
 
-        public func build(app: any App) -> any App { Cookies(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { Cookies(app: app, handler: self) }
 
         /// Empties the jar.
         public func reset() { jar.reset() }
@@ -45,7 +45,7 @@ public struct Cookies: Middleware {
     /// Sends the jar's cookies for the request's URL, and stores the response's cookies as soon
     /// as the head arrives: those of a response that a layer above discards (a redirect, a
     /// retried attempt) count too.
-    public func call(_ env: Env) async throws -> Completions {
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
         // The URL taken apart once, for the cookies sent and for those the answer sets. Without a
         // host, there are neither.
         guard let origin = handler.jar.target(of: env.request.url) else { return try await app.call(env) }

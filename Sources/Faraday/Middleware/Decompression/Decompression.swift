@@ -52,14 +52,14 @@ public struct Decompression: Middleware {
             self.limits = limits
         }
 
-        public func build(app: any App) -> any App { Decompression(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { Decompression(app: app, handler: self) }
     }
 
     public func onRequest(_ env: inout Env) async throws {
         if !env.request.headers.contains(.acceptEncoding) { env.request.headers[.acceptEncoding] = "gzip, deflate" }
     }
 
-    public func call(_ env: Env) async throws -> Completions {
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
         let completions = try await app.call(env)
         guard var response = completions.head.response, let format = Self.format(response.headers) else {
             return completions

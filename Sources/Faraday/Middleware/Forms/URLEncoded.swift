@@ -27,9 +27,9 @@ public struct URLEncoded: Middleware {
             self.encoder = encoder
         }
 
-        public func build(app: any App) -> any App { URLEncoded(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { URLEncoded(app: app, handler: self) }
 
-        public func encodeBody(of request: inout Request) {
+        package func encodeBody(of request: inout Request) {
             URLEncoded.encode(&request, encoder: encoder ?? request.options.paramsEncoder)
         }
     }

@@ -25,34 +25,38 @@ public struct Instrumentation: Middleware {
             self.monitors = monitors
         }
 
-        public func build(app: any App) -> any App { Instrumentation(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { Instrumentation(app: app, handler: self) }
     }
 
-    public func call(_ env: Env) async throws -> Completions {
-        var env = env
-        // This layer's record of the call (its monitors, start and byte count), held by the
-        // closures below: an env key would be overwritten by another Instrumentation below.
+    /// Starts this layer's record of the call (its monitors, start and byte count), its state
+    /// for the call: another Instrumentation in the stack keeps its own.
+    public func onRequest(_ env: inout Env) -> CallEvents {
         let events = env.addMonitors(handler.monitors)
         events.emitHere { $0.callStarted($1) }
-        let completions: Completions
-        do {
-            completions = try await app.call(env)
-        } catch {
-            let failure = FaradayError.wrapping(error, request: env.request)
-            events.emitHere { $0.callFailed($1, error: failure) }
-            throw failure
-        }
-        // The head, as soon as it is known.
-        if let head = completions.head.response {
+        return events
+    }
+
+    /// Tells the monitors of the head as soon as it is known, before any completion is pulled.
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
+        let completions = try await app.call(env)
+        // `env` is this layer's own: the record its `onRequest` added is the last one in it.
+        if let events = env.events, let head = completions.head.response {
             events.emitHere {
                 $0.responseHeadReceived($1, response: ResponseData(status: head.status, headers: head.headers))
             }
             if let status = completions.head.cacheStatus { events.emitHere { $0.cacheAnswered($1, status: status) } }
         }
-        return completions.onComplete { env in events.report(env) }.mapErrors { error in
-            events.emitHere { $0.callFailed($1, error: error) }
-            return error
-        }
+        return completions
+    }
+
+    /// Counts a frame, or tells the monitors the call finished.
+    public func onComplete(_ env: inout Env, state events: CallEvents) {
+        events.report(env)
+    }
+
+    /// Tells the monitors the call failed.
+    public func onError(_ error: FaradayError, env: Env, state events: CallEvents?) {
+        events?.emitHere { $0.callFailed($1, error: error) }
     }
 }
 
@@ -62,7 +66,7 @@ public struct Instrumentation: Middleware {
 /// its own, so no monitor hears an event twice or hears another attempt's.
 ///
 /// One allocation with its lock, which guards the streamed byte count; the rest never changes.
-struct CallEvents: @unchecked Sendable {
+public struct CallEvents: @unchecked Sendable {
     // `@unchecked Sendable`: copies share `storage`, whose state is only touched under its lock.
     private let storage: LockedBuffer<State>
 

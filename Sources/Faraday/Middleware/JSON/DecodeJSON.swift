@@ -37,7 +37,7 @@ public struct DecodeJSON: Middleware {
             self.contentTypes = contentTypes
         }
 
-        public func build(app: any App) -> any App { DecodeJSON(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { DecodeJSON(app: app, handler: self) }
 
         /// Below ``HTTPCache`` it would never see a hit: the cache answers one without calling
         /// the layers below it, so every cached response would come back undecoded.

@@ -31,9 +31,9 @@ public struct EncodeJSON: Middleware {
             self.contentType = contentType
         }
 
-        public func build(app: any App) -> any App { EncodeJSON(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { EncodeJSON(app: app, handler: self) }
 
-        public func encodeBody(of request: inout Request) throws(FaradayError) {
+        package func encodeBody(of request: inout Request) throws(FaradayError) {
             try EncodeJSON.encode(&request, encoder: encoder, contentType: contentType)
         }
     }

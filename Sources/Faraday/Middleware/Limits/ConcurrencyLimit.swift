@@ -31,40 +31,38 @@ public struct ConcurrencyLimit: Middleware {
         /// Calls waiting for their turn now.
         public var waiting: Int { permits.waiting }
 
-        public func build(app: any App) -> any App { ConcurrencyLimit(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { ConcurrencyLimit(app: app, handler: self) }
     }
 
-    /// Waits for a place, then holds it until the call's end. The place is held by this call's
-    /// closures, not under an env key: two limits in one stack (a library's and the
-    /// application's) each keep their own.
-    public func call(_ env: Env) async throws -> Completions {
+    /// Waits for a place; the place is this layer's state for the call, so two limits in one
+    /// stack (a library's and the application's) each keep their own.
+    public func onRequest(_ env: inout Env) async throws -> Permit {
         try await handler.permits.acquire(env.cancellation)
-        let permit = Permit(handler.permits)
-        let completions: Completions
-        do {
-            completions = try await app.call(env)
-        } catch {
-            permit.release()
-            throw error
-        }
-        return completions.onComplete { env in
-            if env.isFinal { permit.release() }
-        }.mapErrors { error in
-            permit.release()
-            return error
-        }
+        return Permit(handler.permits)
+    }
+
+    /// Gives the place back at the final completion.
+    public func onComplete(_ env: inout Env, state permit: Permit) {
+        if env.isFinal { permit.release() }
+    }
+
+    /// Gives the place back when the call fails after it got one.
+    public func onError(_ error: FaradayError, env: Env, state permit: Permit?) {
+        permit?.release()
     }
 }
 
-/// One call's place, given back once.
-private final class Permit: Sendable {
-    private let permits: Permits
-    private let released = Locked(false)
+extension ConcurrencyLimit {
+    /// One call's place in a ``ConcurrencyLimit``, given back once, at the call's end.
+    public final class Permit: Sendable {
+        private let permits: Permits
+        private let released = Locked(false)
 
-    init(_ permits: Permits) { self.permits = permits }
+        init(_ permits: Permits) { self.permits = permits }
 
-    func release() {
-        if released.setFirst() { permits.release() }
+        func release() {
+            if released.setFirst() { permits.release() }
+        }
     }
 }
 

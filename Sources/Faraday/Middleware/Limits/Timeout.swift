@@ -32,10 +32,10 @@ public struct Timeout: Middleware {
             self.duration = duration
         }
 
-        public func build(app: any App) -> any App { Timeout(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { Timeout(app: app, handler: self) }
     }
 
-    public func call(_ env: Env) async throws -> Completions {
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
         let attempt = env.forAttempt()
         let deadline = Deadline(after: handler.duration, cancelling: attempt.cancellation)
         let timeout = { @Sendable (error: FaradayError) -> FaradayError in

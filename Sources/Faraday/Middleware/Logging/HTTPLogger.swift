@@ -82,35 +82,28 @@ public struct HTTPLogger: Middleware {
             self.logsCurl = logsCurl
         }
 
-        public func build(app: any App) -> any App { HTTPLogger(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { HTTPLogger(app: app, handler: self) }
     }
 
-    public func call(_ env: Env) async throws -> Completions {
-        // With the level off, the call is not followed at all: no timing, no lines built. Only a
-        // failure (at `.error`) is still logged, by `onError`, without its time.
-        guard isFollowing else { return try await app.call(env) }
-        var env = env
-        // This layer's record of the call, held by the closures below (an env key would be
-        // overwritten by another HTTPLogger below).
+    /// Logs the request and starts the call's record, this layer's state for the call (two
+    /// loggers in one stack keep two). With the level off the call is not followed at all: no
+    /// timing, no lines built; only a failure is still logged (at `.error`), without its time.
+    public func onRequest(_ env: inout Env) throws -> CallLog? {
+        guard isFollowing else { return nil }
         let call = CallLog(logger: callLogger(env))
         env.logger = call.logger
-        do {
-            try logRequest(env, call)
-            return try await app.call(env).onComplete { env in log(env, call) }.mapErrors { [env] error in
-                logFailure(error, env, call)
-                return error
-            }
-        } catch {
-            let failure = FaradayError.wrapping(error, request: env.request)
-            logFailure(failure, env, call)
-            throw failure
-        }
+        try logRequest(env, call)
+        return call
     }
 
-    public func onError(_ error: FaradayError, env: Env) {
-        // A call that is followed has its failure logged by `call(_:)`, with its time.
-        guard !isFollowing else { return }
-        logFailure(error, env, nil)
+    /// Logs the head, each chunk of a stream and its end.
+    public func onComplete(_ env: inout Env, state call: CallLog?) {
+        if let call { log(env, call) }
+    }
+
+    /// Logs the failure, with the call's time when it was followed.
+    public func onError(_ error: FaradayError, env: Env, state call: CallLog??) {
+        logFailure(error, env, call ?? nil)
     }
 
     /// Whether the logger's level lets the request and response lines through.
@@ -253,8 +246,10 @@ public struct HTTPLogger: Middleware {
 
 }
 
-/// A call's logger and start, and how much of its stream has passed, shared by its completions.
-private final class CallLog: Sendable {
+extension HTTPLogger {
+    /// One call's record in an ``HTTPLogger``: its logger and start, and how much of its stream
+    /// has passed.
+    public final class CallLog: Sendable {
     let logger: Logger
     private let started = ContinuousClock.now
     private let counts = Locked((frames: 0, bytes: 0))
@@ -277,6 +272,7 @@ private final class CallLog: Sendable {
         let duration = ContinuousClock.now - started
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         return (String(format: "%.1f ms", seconds * 1000), String(format: "%.6f", seconds))
+    }
     }
 }
 

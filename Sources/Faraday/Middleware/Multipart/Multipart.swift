@@ -25,9 +25,9 @@ public struct Multipart: Middleware {
         /// Creates the handler.
         public init() {}
 
-        public func build(app: any App) -> any App { Multipart(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { Multipart(app: app, handler: self) }
 
-        public func encodeBody(of request: inout Request) throws(FaradayError) {
+        package func encodeBody(of request: inout Request) throws(FaradayError) {
             try request.encodeMultipartForm()
         }
     }

@@ -37,9 +37,9 @@ public struct EncodePropertyList: Middleware {
             self.contentType = contentType
         }
 
-        public func build(app: any App) -> any App { EncodePropertyList(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { EncodePropertyList(app: app, handler: self) }
 
-        public func encodeBody(of request: inout Request) throws(FaradayError) {
+        package func encodeBody(of request: inout Request) throws(FaradayError) {
             try EncodePropertyList.encode(&request, format: format, contentType: contentType)
         }
     }

@@ -66,12 +66,12 @@ public struct FollowRedirects: Middleware {
             self.onRedirect = onRedirect
         }
 
-        public func build(app: any App) -> any App { FollowRedirects(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { FollowRedirects(app: app, handler: self) }
     }
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    public func call(_ env: Env) async throws -> Completions {
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
         var request = env.request
         var history: [Redirect] = []
         var visited: Set<String> = [Self.visitKey(request)]
@@ -125,7 +125,7 @@ public struct FollowRedirects: Middleware {
         status: Int,
         location: String,
         history: [Redirect]
-    ) throws -> Request {
+    ) throws(FaradayError) -> Request {
         guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
             let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
         else {

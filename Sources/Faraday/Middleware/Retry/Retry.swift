@@ -99,10 +99,10 @@ public struct Retry: Middleware {
             self.sleep = sleep
         }
 
-        public func build(app: any App) -> any App { Retry(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { Retry(app: app, handler: self) }
     }
 
-    public func call(_ env: Env) async throws -> Completions {
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
         handler.budget.deposit()
         var number = 1
         while true {
@@ -116,8 +116,7 @@ public struct Retry: Middleware {
                 guard let status = result.head.status, handler.statuses.contains(status.code) else { return result }
                 completions = result
                 failed.response = result.head.response
-            } catch {
-                let failure = FaradayError.wrapping(error, request: env.request)
+            } catch let failure {
                 guard handler.errors.contains(failure.code), !env.isCancelled else { throw failure }
                 failed.error = failure
             }
@@ -152,7 +151,7 @@ public struct Retry: Middleware {
     }
 
     /// The last attempt's outcome, passed up as it is.
-    private func finish(_ completions: Completions?, _ attempt: Attempt) throws -> Completions {
+    private func finish(_ completions: Completions?, _ attempt: Attempt) throws(FaradayError) -> Completions {
         if let completions { return completions }
         throw attempt.error ?? FaradayError(.unknown, "The attempt failed without an error.")
     }
@@ -183,7 +182,7 @@ public struct Retry: Middleware {
     }
 
     /// Waits, ending at once (with ``FaradayError/Code/cancelled``) if the call is cancelled.
-    private func wait(_ delay: Duration, _ env: Env) async throws {
+    private func wait(_ delay: Duration, _ env: Env) async throws(FaradayError) {
         let sleep = handler.sleep
         let sleeper = Task { try await sleep(delay) }
         do {

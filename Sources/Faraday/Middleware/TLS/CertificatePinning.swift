@@ -34,10 +34,10 @@ public struct CertificatePinning: Middleware {
             self.policy = policy
         }
 
-        public func build(app: any App) -> any App { CertificatePinning(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { CertificatePinning(app: app, handler: self) }
     }
 
-    public func call(_ env: Env) async throws -> Completions {
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
         var env = env
         env.request.options.pinning = handler.policy
         try handler.policy.refusePlainHTTP(env.request)

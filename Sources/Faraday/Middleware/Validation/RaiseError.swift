@@ -27,7 +27,7 @@ public struct RaiseError: Middleware {
             self.allowedStatuses = allowedStatuses
         }
 
-        public func build(app: any App) -> any App { RaiseError(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { RaiseError(app: app, handler: self) }
     }
 
     public func onComplete(_ env: inout Env) throws {

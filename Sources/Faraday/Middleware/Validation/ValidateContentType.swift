@@ -32,7 +32,7 @@ public struct ValidateContentType: Middleware {
             self.acceptableContentTypes = acceptableContentTypes
         }
 
-        public func build(app: any App) -> any App { ValidateContentType(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware { ValidateContentType(app: app, handler: self) }
     }
 
     public func onComplete(_ env: inout Env) throws {
