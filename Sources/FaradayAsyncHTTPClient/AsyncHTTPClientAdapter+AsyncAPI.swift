@@ -16,7 +16,8 @@ extension AsyncHTTPClientAdapter {
     /// download progress as it arrives, as the delegate does. `RequestOptions.timeout` is the
     /// deadline of the whole call, body included, as on the delegate API (AsyncHTTPClient's own
     /// deadline on this API covers the head only).
-    func callThroughAsyncAPI(_ env: Env, on client: HTTPClient, lease: Lease) async throws(FaradayError) -> Completions {
+    func callThroughAsyncAPI(_ env: Env, on client: HTTPClient, lease: Lease) async throws(FaradayError) -> Completions
+    {
         let request = env.request
         var clientRequest = HTTPClientRequest(url: request.url.absoluteString)
         clientRequest.method = HTTPMethod(rawValue: request.method.rawValue)

@@ -250,29 +250,29 @@ extension HTTPLogger {
     /// One call's record in an ``HTTPLogger``: its logger and start, and how much of its stream
     /// has passed.
     public final class CallLog: Sendable {
-    let logger: Logger
-    private let started = ContinuousClock.now
-    private let counts = Locked((frames: 0, bytes: 0))
+        let logger: Logger
+        private let started = ContinuousClock.now
+        private let counts = Locked((frames: 0, bytes: 0))
 
-    init(logger: Logger) {
-        self.logger = logger
-    }
-
-    func add(_ bytes: Int) {
-        counts.withLock {
-            $0.frames += 1
-            $0.bytes += bytes
+        init(logger: Logger) {
+            self.logger = logger
         }
-    }
-    var frames: Int { counts.withLock { $0.frames } }
-    var bytes: Int { counts.withLock { $0.bytes } }
 
-    /// The time since the call started, for people (`12.3 ms`) and for metadata (seconds).
-    var elapsed: (text: String, seconds: String) {
-        let duration = ContinuousClock.now - started
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return (String(format: "%.1f ms", seconds * 1000), String(format: "%.6f", seconds))
-    }
+        func add(_ bytes: Int) {
+            counts.withLock {
+                $0.frames += 1
+                $0.bytes += bytes
+            }
+        }
+        var frames: Int { counts.withLock { $0.frames } }
+        var bytes: Int { counts.withLock { $0.bytes } }
+
+        /// The time since the call started, for people (`12.3 ms`) and for metadata (seconds).
+        var elapsed: (text: String, seconds: String) {
+            let duration = ContinuousClock.now - started
+            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            return (String(format: "%.1f ms", seconds * 1000), String(format: "%.6f", seconds))
+        }
     }
 }
 
