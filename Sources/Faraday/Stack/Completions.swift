@@ -255,7 +255,7 @@ extension Completions {
     /// One layer's part in the completions: a middleware's hooks with its state for the call, or
     /// a closure of the package's.
     enum Hook: Sendable {
-        case layer(any LayerHooks)
+        case layer(LayerHooks)
         case complete(@Sendable (inout Env) throws -> Void)
         case mapError(@Sendable (FaradayError) -> FaradayError)
 

@@ -36,7 +36,7 @@
 ///     }
 /// }
 /// ```
-public protocol Middleware: Sendable {
+public protocol Middleware<CallState>: Sendable {
     /// What this layer keeps for one call, from ``onRequest(_:)`` to the call's end; `Void` for
     /// a layer that keeps nothing.
     associatedtype CallState: Sendable = Void
@@ -96,10 +96,50 @@ extension Middleware {
     }
 }
 
-/// A middleware as a built stack runs it: ``Middleware/onRequest(_:)``, then its
-/// ``Middleware/call(_:)``, then its completion hooks, with its state for the call, on what the
-/// call returns. The one place where what a hook throws becomes a ``FaradayError``.
-final class MiddlewareLayer<Layer: Middleware>: App {
+/// A middleware without state as a built stack runs it: ``Middleware/onRequest(_:)``, then its
+/// ``Middleware/call(_:)``, then its completion hooks on what the call returns. Not generic, so
+/// that a call through it looks up no type's metadata; ``StatefulLayer`` runs the others.
+final class MiddlewareLayer: LayerHooks, App, @unchecked Sendable {
+    // `@unchecked Sendable`: only `let`s of Sendable types.
+    let middleware: any Middleware<Void>
+
+    init(_ middleware: any Middleware<Void>) {
+        self.middleware = middleware
+    }
+
+    func call(_ env: Env) async throws(FaradayError) -> Completions {
+        var env = env
+        do {
+            try await middleware.onRequest(&env)
+        } catch {
+            throw LayerErrors.beforeCall(error, env, middleware, state: nil)
+        }
+        let completions: Completions
+        do {
+            completions = try await middleware.call(env)
+        } catch {
+            throw LayerErrors.fromCall(error, env, middleware, state: ())
+        }
+        completions.add(.layer(self))
+        return completions
+    }
+
+    override func complete(_ env: inout Env) throws(FaradayError) {
+        do {
+            try middleware.onComplete(&env, state: ())
+        } catch {
+            throw LayerErrors.fromCompletion(error, env)
+        }
+    }
+
+    override func fail(_ error: FaradayError, env: Env) {
+        middleware.onError(error, env: env, state: ())
+    }
+}
+
+/// A middleware with state as a built stack runs it, as ``MiddlewareLayer`` does, with the
+/// layer's state for the call handed to its hooks.
+final class StatefulLayer<Layer: Middleware>: App {
     let middleware: Layer
 
     init(_ middleware: Layer) {
@@ -112,45 +152,84 @@ final class MiddlewareLayer<Layer: Middleware>: App {
         do {
             state = try await middleware.onRequest(&env)
         } catch {
-            let failure = FaradayError.wrapping(error, request: env.request)
-            middleware.onError(failure, env: env, state: nil)
-            throw failure
+            throw LayerErrors.beforeCall(error, env, middleware, state: nil)
         }
         let completions: Completions
         do {
             completions = try await middleware.call(env)
         } catch {
-            let failure = error.attaching(env.request)
-            middleware.onError(failure, env: env, state: state)
-            throw failure
+            throw LayerErrors.fromCall(error, env, middleware, state: state)
         }
         completions.add(.layer(LayerCall(layer: self, state: state)))
         return completions
     }
 }
 
-/// One layer's part in one call's completions: its hooks and its state for the call.
-struct LayerCall<Layer: Middleware>: LayerHooks {
-    let layer: MiddlewareLayer<Layer>
-    let state: Layer.CallState
-
-    func complete(_ env: inout Env) throws(FaradayError) {
-        do {
-            try layer.middleware.onComplete(&env, state: state)
-        } catch {
-            throw FaradayError.wrapping(error, request: env.request)
-        }
+/// The one place where what a layer's hooks throw becomes a ``FaradayError``, and the layer's
+/// `onError` hears of a failure at its own level.
+enum LayerErrors {
+    /// What `onRequest` threw.
+    static func beforeCall<Layer: Middleware>(
+        _ error: any Error,
+        _ env: Env,
+        _ middleware: Layer,
+        state: Layer.CallState?
+    ) -> FaradayError {
+        let failure = FaradayError.wrapping(error, request: env.request)
+        middleware.onError(failure, env: env, state: state)
+        return failure
     }
 
-    func fail(_ error: FaradayError, env: Env) {
-        layer.middleware.onError(error, env: env, state: state)
+    /// What `onComplete` threw; the stack runs the `onError` hooks from there.
+    static func fromCompletion(_ error: any Error, _ env: Env) -> FaradayError {
+        FaradayError.wrapping(error, request: env.request)
+    }
+
+    /// What `call` threw, with the request it failed for.
+    static func fromCall<Layer: Middleware>(
+        _ error: FaradayError,
+        _ env: Env,
+        _ middleware: Layer,
+        state: Layer.CallState
+    ) -> FaradayError {
+        let failure = error.attaching(env.request)
+        middleware.onError(failure, env: env, state: state)
+        return failure
     }
 }
 
-/// The hooks of one layer for one call, as ``Completions`` runs them.
-protocol LayerHooks: Sendable {
+/// The hooks of one layer in one call's completions, as ``Completions`` runs them: the layer
+/// itself when it keeps no state, else the layer with its state for the call. A class, so that
+/// the completions hold one reference per layer.
+class LayerHooks: @unchecked Sendable {
+    // `@unchecked Sendable`: no stored property; subclasses hold only `let`s of Sendable types.
+
     /// Runs the layer's `onComplete` on a completion; what it throws, as a ``FaradayError``.
-    func complete(_ env: inout Env) throws(FaradayError)
+    func complete(_ env: inout Env) throws(FaradayError) {}
     /// Runs the layer's `onError`.
-    func fail(_ error: FaradayError, env: Env)
+    func fail(_ error: FaradayError, env: Env) {}
+}
+
+/// A stateful layer's hooks in one call's completions, with its state for the call.
+final class LayerCall<Layer: Middleware>: LayerHooks, @unchecked Sendable {
+    // `@unchecked Sendable`: only `let`s of Sendable types.
+    let layer: StatefulLayer<Layer>
+    let state: Layer.CallState
+
+    init(layer: StatefulLayer<Layer>, state: Layer.CallState) {
+        self.layer = layer
+        self.state = state
+    }
+
+    override func complete(_ env: inout Env) throws(FaradayError) {
+        do {
+            try layer.middleware.onComplete(&env, state: state)
+        } catch {
+            throw LayerErrors.fromCompletion(error, env)
+        }
+    }
+
+    override func fail(_ error: FaradayError, env: Env) {
+        layer.middleware.onError(error, env: env, state: state)
+    }
 }

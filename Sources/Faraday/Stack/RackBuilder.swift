@@ -87,8 +87,13 @@ public struct RackBuilder: Sendable {
 
 extension RackBuilder {
     /// A middleware as the stack runs it: its hooks around its `call`, whatever it implements.
-    fileprivate static func layer(_ middleware: some Middleware) -> any App {
-        MiddlewareLayer(middleware)
+    fileprivate static func layer(_ middleware: any Middleware) -> any App {
+        if let stateless = middleware as? any Middleware<Void> { return MiddlewareLayer(stateless) }
+        return statefulLayer(middleware)
+    }
+
+    private static func statefulLayer(_ middleware: some Middleware) -> any App {
+        StatefulLayer(middleware)
     }
 }
 

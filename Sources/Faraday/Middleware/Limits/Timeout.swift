@@ -53,7 +53,7 @@ public struct Timeout: Middleware {
             completions = try await app.call(attempt)
         } catch {
             deadline.stop()
-            throw timeout(FaradayError.wrapping(error, request: env.request))
+            throw timeout(error)
         }
         return completions.onComplete { env in if env.isFinal { deadline.stop() } }.mapErrors { error in
             deadline.stop()

@@ -23,6 +23,8 @@ import Logging
 /// - The call's logger, with the call's metadata, becomes ``Env/logger``: the adapter's own lines
 ///   (AsyncHTTPClient's) carry the same `faraday.call.id` and URL.
 /// - With ``Handler/logsCurl`` each request also carries an equivalent `curl` command.
+/// - The logger's level is read when the stack is built: with ``Handler/level`` off then, calls
+///   are not followed at all (nothing is timed or built per call) and only failures are logged.
 public struct HTTPLogger: Middleware {
     /// The app below.
     public let app: any App
@@ -82,14 +84,18 @@ public struct HTTPLogger: Middleware {
             self.logsCurl = logsCurl
         }
 
-        public func build(app: any App) -> any Middleware { HTTPLogger(app: app, handler: self) }
+        /// The logger; with the logger's level off for ``level`` when the stack is built, a layer
+        /// that follows no call (no timing, no lines built, nothing kept per call) and logs only
+        /// failures (at `.error`), without their time.
+        public func build(app: any App) -> any Middleware {
+            let logger = HTTPLogger(app: app, handler: self)
+            return logger.isFollowing ? logger : FailureLogger(logger: logger)
+        }
     }
 
     /// Logs the request and starts the call's record, this layer's state for the call (two
-    /// loggers in one stack keep two). With the level off the call is not followed at all: no
-    /// timing, no lines built; only a failure is still logged (at `.error`), without its time.
-    public func onRequest(_ env: inout Env) throws -> CallLog? {
-        guard isFollowing else { return nil }
+    /// loggers in one stack keep two).
+    public func onRequest(_ env: inout Env) throws -> CallLog {
         let call = CallLog(logger: callLogger(env))
         env.logger = call.logger
         try logRequest(env, call)
@@ -97,17 +103,17 @@ public struct HTTPLogger: Middleware {
     }
 
     /// Logs the head, each chunk of a stream and its end.
-    public func onComplete(_ env: inout Env, state call: CallLog?) {
-        if let call { log(env, call) }
+    public func onComplete(_ env: inout Env, state call: CallLog) {
+        log(env, call)
     }
 
-    /// Logs the failure, with the call's time when it was followed.
-    public func onError(_ error: FaradayError, env: Env, state call: CallLog??) {
-        logFailure(error, env, call ?? nil)
+    /// Logs the failure, with the call's time when it got as far as this layer's `onRequest`.
+    public func onError(_ error: FaradayError, env: Env, state call: CallLog?) {
+        logFailure(error, env, call)
     }
 
     /// Whether the logger's level lets the request and response lines through.
-    private var isFollowing: Bool { handler.logger.logLevel <= handler.level }
+    fileprivate var isFollowing: Bool { handler.logger.logLevel <= handler.level }
 
     private func logRequest(_ env: Env, _ call: CallLog) throws {
         // Above an encoder the body is still a value: the log shows it encoded by the stack's
@@ -157,7 +163,7 @@ public struct HTTPLogger: Middleware {
     }
 
     /// The failure line, with the call's time when it was followed.
-    private func logFailure(_ error: FaradayError, _ env: Env, _ call: CallLog?) {
+    fileprivate func logFailure(_ error: FaradayError, _ env: Env, _ call: CallLog?) {
         guard handler.logger.logLevel <= .error else { return }
         let logger = call?.logger ?? callLogger(env)
         // Messages name URLs: the request's, or the error's own (a redirect's), redacted here too.
@@ -273,6 +279,16 @@ extension HTTPLogger {
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
             return (String(format: "%.1f ms", seconds * 1000), String(format: "%.6f", seconds))
         }
+    }
+}
+
+/// ``HTTPLogger`` with its level off: a failure is still logged, at `.error`.
+private struct FailureLogger: Middleware {
+    let logger: HTTPLogger
+    var app: any App { logger.app }
+
+    func onError(_ error: FaradayError, env: Env) {
+        logger.logFailure(error, env, nil)
     }
 }
 
