@@ -69,7 +69,7 @@ public final class Connection: Sendable {
     let background = BackgroundCalls()
 
     /// Creates a connection with no middleware, on the default adapter (``URLSessionAdapter``,
-    /// unless ``use(handler:)`` installs another); `Connection()` then `connection.url = …` as
+    /// unless an adapter's handler, `use(handler: SomeAdapter.Handler())`, installs another); `Connection()` then `connection.url = …` as
     /// in the original Swift Faraday.
     ///
     /// - Parameters:
@@ -209,7 +209,7 @@ public final class Connection: Sendable {
         try use(handler)
     }
 
-    /// Sets the adapter from its handler; see ``RackBuilder/use(_:)-(AdapterHandler)``.
+    /// Sets the adapter from its handler; see `RackBuilder.use(_:)`.
     public func use(_ handler: any AdapterHandler) throws(FaradayError) {
         try editStack { $0.use(handler) }
     }

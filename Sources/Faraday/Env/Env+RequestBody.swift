@@ -2,7 +2,7 @@ import Foundation
 
 extension Env {
     /// Encodes a value body now, as the stack would further down: by the first of the stack's
-    /// encoders (``BodyEncodingHandler``) that takes its kind, with that encoder's settings, or
+    /// encoders (``EncodeJSON``, ``URLEncoded``, ``Multipart``…) that takes its kind, with that encoder's settings, or
     /// else by the body's default encoding. Bytes, streams and empty bodies are left as they are.
     ///
     /// For a middleware that must see the bytes that go on the wire (a signature, a checksum, an

@@ -64,7 +64,7 @@ extension BodyEncodingHandler {
 /// An adapter's handler: the original Swift Faraday's spelling of setting the adapter,
 /// `connection.use(handler: URLSessionAdapter.Handler())`, which says what
 /// `builder.adapter = URLSessionAdapter()` says. It is not a ``Handler``: it adds no layer, and
-/// only ``RackBuilder/use(_:)-(AdapterHandler)`` takes it, so nothing can put an adapter mid-stack.
+/// only `RackBuilder.use(_:)` takes it, so nothing can put an adapter mid-stack.
 public protocol AdapterHandler: Sendable {
     /// The adapter to install.
     var adapter: any Adapter { get }

@@ -61,8 +61,8 @@ public struct Instrumentation: Middleware {
 }
 
 /// The monitors one layer added to a call, and those of the layers above: a layer's own events
-/// go to its monitors (``emitHere(_:)``), the events of ``Retry`` and ``FollowRedirects`` to every
-/// monitor above them (``emit(_:)``). Each pass through a layer below a retrying one makes a node of
+/// go to its monitors (`emitHere(_:)`), the events of ``Retry`` and ``FollowRedirects`` to every
+/// monitor above them (`emit(_:)`). Each pass through a layer below a retrying one makes a node of
 /// its own, so no monitor hears an event twice or hears another attempt's.
 ///
 /// One allocation with its lock, which guards the streamed byte count; the rest never changes.
