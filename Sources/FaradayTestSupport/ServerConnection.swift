@@ -6,14 +6,14 @@ import NIOHTTP1
 /// One accepted connection: reads requests in turn and answers each through the routes.
 struct ServerConnection: Sendable {
     let channel: any Channel
-    let async: NIOAsyncChannel<HTTPServerRequestPart, ByteBuffer>
+    let accepted: AcceptedChannel<HTTPServerRequestPart, ByteBuffer>
 
     /// The largest request body the server keeps in memory (the `/upload` route counts instead).
     static let maxBufferedBody = 64 * 1024 * 1024
 
     func serve(counters: Counters) async {
         defer { counters.connectionsClosed.withLockedValue { $0 += 1 } }
-        try? await async.executeThenClose { inbound, outbound in
+        try? await accepted.take().executeThenClose { inbound, outbound in
             var parts = inbound.makeAsyncIterator()
             while let part = try await parts.next() {
                 guard case .head(let head) = part else { continue }

@@ -47,19 +47,19 @@ package final class TestProxy: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: "127.0.0.1", port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    AcceptedChannel(try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel))
                 }
             }
         let seen = NIOLockedValueBox<[Seen]>([])
         let acceptLoop = Task {
-            await serveConnections(of: NIOAsyncChannel<ByteBuffer, ByteBuffer>.self) { accepted in
+            await serveConnections(of: AcceptedChannel<ByteBuffer, ByteBuffer>.self) { accepted in
                 try? await server.executeThenClose { inbound in
                     for try await connection in inbound { accepted.yield(connection) }
                 }
             } serve: { connection in
                 switch kind {
-                case .http: await serve(connection, expected: expected, seen: seen)
-                case .socks5: await serveSOCKS5(connection, seen: seen)
+                case .http: await serve(connection.take(), expected: expected, seen: seen)
+                case .socks5: await serveSOCKS5(connection.take(), seen: seen)
                 }
             }
         }

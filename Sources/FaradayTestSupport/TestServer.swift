@@ -82,7 +82,7 @@ public final class TestServer: Sendable {
                     let connection = try NIOAsyncChannel<HTTPServerRequestPart, ByteBuffer>(
                         wrappingChannelSynchronously: channel
                     )
-                    return ServerConnection(channel: channel, async: connection)
+                    return ServerConnection(channel: channel, accepted: AcceptedChannel(connection))
                 }
             }
         let port = channel.channel.localAddress?.port ?? 0
