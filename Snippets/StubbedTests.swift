@@ -22,7 +22,10 @@ assert(user.json?["name"]?.string == "Ada")
 
 // snippet.streams
 stubs.get("/v1/feed") { _, _ in
-    StubResponse(chunks: [Data("a\n".utf8), Data("b\n".utf8)], ending: .fail(FaradayError(.readTimeout, "slow")))
+    StubResponse(
+        body: ResponseBody(pieces: [Data("a\n".utf8), Data("b\n".utf8)]),
+        ending: .fail(FaradayError(.readTimeout, "slow"))
+    )
 }
 let frames = connection.get("feed", streaming: .lines)
 do {

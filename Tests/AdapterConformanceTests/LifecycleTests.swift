@@ -257,14 +257,18 @@ private func serverLikeStubs() -> TestAdapter {
         let count = query.first { $0.name == "count" }?.value.flatMap(Int.init) ?? 3
         let size = query.first { $0.name == "size" }?.value.flatMap(Int.init) ?? 16
         return StubResponse(
-            chunks: (0..<count).map { Data(("\($0):" + String(repeating: "x", count: size)).utf8.prefix(size)) }
+            body: ResponseBody(
+                pieces: (0..<count).map { Data(("\($0):" + String(repeating: "x", count: size)).utf8.prefix(size)) }
+            )
         )
     }
-    stubs.get("/stall") { _, _ in StubResponse(chunks: [Data("first".utf8)], ending: .waitForCancellation) }
+    stubs.get("/stall") { _, _ in
+        StubResponse(body: ResponseBody(pieces: [Data("first".utf8)]), ending: .waitForCancellation)
+    }
     stubs.get("/fault/reset-before-head") { _, _ in throw FaradayError(.connectionFailed, "reset") }
     stubs.get("/fault/reset-mid-body") { _, _ in
         StubResponse(
-            chunks: [Data(repeating: 0x61, count: 1000)],
+            body: ResponseBody(pieces: [Data(repeating: 0x61, count: 1000)]),
             ending: .fail(FaradayError(.connectionFailed, "reset"))
         )
     }

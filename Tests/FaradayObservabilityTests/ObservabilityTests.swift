@@ -175,7 +175,7 @@ import Tracing
     @Test func aStreamsSpanEndsWithItsLastFrame() async throws {
         let tracer = InMemoryTracer()
         let stubs = TestAdapter()
-        stubs.get("/v1/s") { _, _ in StubResponse(chunks: [Data("a".utf8), Data("b".utf8)]) }
+        stubs.get("/v1/s") { _, _ in StubResponse(body: ResponseBody(pieces: [Data("a".utf8), Data("b".utf8)])) }
         var iterator = try connection(tracer, stubs).get("s") { $0.options.streaming = .chunks }.completions
             .makeAsyncIterator()
         _ = try await iterator.next()

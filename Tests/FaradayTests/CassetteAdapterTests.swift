@@ -112,7 +112,7 @@ import Testing
             .path("/feed"),
             response: StubResponse(
                 headers: [.contentType: "application/json"],
-                chunks: [Data(#"{"token":"#.utf8), Data(#""t0k3n"}"#.utf8)]
+                body: ResponseBody(pieces: [Data(#"{"token":"#.utf8), Data(#""t0k3n"}"#.utf8)])
             )
         )
         let recording = try Connection(url: "https://api.example.test") {
@@ -128,7 +128,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file) }
         let stubs = TestAdapter()
         stubs.stub(.get, .path("/binary"), response: StubResponse(body: Data([0, 1, 2, 255])))
-        stubs.stub(.get, .path("/stream"), response: StubResponse(chunks: ["a", "bb", "ccc"].map { Data($0.utf8) }))
+        stubs.stub(
+            .get,
+            .path("/stream"),
+            response: StubResponse(body: ResponseBody(pieces: ["a", "bb", "ccc"].map { Data($0.utf8) }))
+        )
         let recording = try Connection(url: "https://api.example.test") {
             $0.adapter = CassetteAdapter(cassette: file, recordingWith: stubs)
         }

@@ -77,7 +77,7 @@ struct TinyCache: Middleware {
             struct Handler: Faraday.Handler { func build(app: any App) -> any Middleware { Upcase(app: app) } }
         }
         let stubs = TestAdapter()
-        stubs.get("/v1/x") { _, _ in StubResponse(chunks: [Data("ab".utf8), Data("cd".utf8)]) }
+        stubs.get("/v1/x") { _, _ in StubResponse(body: ResponseBody(pieces: [Data("ab".utf8), Data("cd".utf8)])) }
         let connection = try makeConnection([Upcase.Handler()], adapter: stubs)
         #expect(try await connection.get("x").value.response?.text == "ABCD")
         var frames: [String] = []

@@ -50,7 +50,7 @@ import Testing
         let recorder = Recorder()
         let stubs = TestAdapter()
         stubs.get("/v1/stream") { _, _ in
-            StubResponse(chunks: ["a", "b", "c"].map { Data($0.utf8) })
+            StubResponse(body: ResponseBody(pieces: ["a", "b", "c"].map { Data($0.utf8) }))
         }
         let connection = try makeConnection(
             ["Outer", "Inner"].map { Recording.Handler(name: $0, recorder: recorder) },
@@ -77,7 +77,7 @@ import Testing
 
     @Test func streamedCallbacksReceiveEachFrameThenTheFinalCompletion() async throws {
         let stubs = TestAdapter()
-        stubs.get("/v1/stream") { _, _ in StubResponse(chunks: ["1", "2"].map { Data($0.utf8) }) }
+        stubs.get("/v1/stream") { _, _ in StubResponse(body: ResponseBody(pieces: ["1", "2"].map { Data($0.utf8) })) }
         let connection = try makeConnection(adapter: stubs)
         let recorder = Recorder()
 
@@ -110,7 +110,10 @@ import Testing
         let recorder = Recorder()
         let stubs = TestAdapter()
         stubs.get("/v1/stream") { _, _ in
-            StubResponse(chunks: [Data("a".utf8)], ending: .fail(FaradayError(.connectionFailed, "reset")))
+            StubResponse(
+                body: ResponseBody(pieces: [Data("a".utf8)]),
+                ending: .fail(FaradayError(.connectionFailed, "reset"))
+            )
         }
         let connection = try makeConnection([Recording.Handler(name: "M", recorder: recorder)], adapter: stubs)
 

@@ -22,7 +22,11 @@ import Testing
 
     @Test func theHeadIsKnownBeforeAnyFrameIsPulled() async throws {
         let (connection, stubs) = try streamingConnection(
-            StubResponse(status: .accepted, headers: [.contentType: "text/plain"], chunks: [Data("a".utf8)])
+            StubResponse(
+                status: .accepted,
+                headers: [.contentType: "text/plain"],
+                body: ResponseBody(pieces: [Data("a".utf8)])
+            )
         )
         let response = connection.get("stream") { $0.options.streaming = .chunks }
 
@@ -80,7 +84,7 @@ import Testing
 
     @Test func envCancelInACallbackStopsTheStreamWithOneFinalCancelledCompletion() async throws {
         let chunks = (0..<100).map { Data("\($0)".utf8) }
-        let (connection, stubs) = try streamingConnection(StubResponse(chunks: chunks))
+        let (connection, stubs) = try streamingConnection(StubResponse(body: ResponseBody(pieces: chunks)))
         let phases = Recorder()
 
         let response = connection.get("stream") { $0.options.streaming = .chunks }
@@ -95,7 +99,7 @@ import Testing
 
     @Test func leavingTheLoopEarlyCancelsTheCall() async throws {
         let (connection, stubs) = try streamingConnection(
-            StubResponse(chunks: [Data("a".utf8)], ending: .waitForCancellation)
+            StubResponse(body: ResponseBody(pieces: [Data("a".utf8)]), ending: .waitForCancellation)
         )
         let response = connection.get("stream") { $0.options.streaming = .chunks }
         for try await env in response.completions {
@@ -112,7 +116,7 @@ import Testing
 
     @Test func aSlowConsumerSlowsTheTransfer() async throws {
         let chunks = (0..<10).map { Data("\($0)".utf8) }
-        let (connection, stubs) = try streamingConnection(StubResponse(chunks: chunks))
+        let (connection, stubs) = try streamingConnection(StubResponse(body: ResponseBody(pieces: chunks)))
         let response = connection.get("stream") { $0.options.streaming = .chunks }
         var pulled: [Int] = []
         for try await env in response.completions where !env.isFinal {
@@ -151,7 +155,9 @@ import Testing
     }
 
     @Test func aSecondIteratorFollowsTheOneThatPulls() async throws {
-        let (connection, _) = try streamingConnection(StubResponse(chunks: ["a", "b"].map { Data($0.utf8) }))
+        let (connection, _) = try streamingConnection(
+            StubResponse(body: ResponseBody(pieces: ["a", "b"].map { Data($0.utf8) }))
+        )
         let response = connection.get("stream") { $0.options.streaming = .chunks }
         let head = try await response.head
         #expect(head.status == .ok)

@@ -25,6 +25,25 @@ public struct ByteStream: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeErasedIterator()) }
 }
 
+extension ByteStream {
+    /// Every chunk joined; fails with ``FaradayError/Code/bodyTooLarge`` past `limit` bytes,
+    /// naming `what` ("The request body"), and with what the stream threw, as a ``FaradayError``.
+    func collect(upTo limit: Int, _ what: String) async throws(FaradayError) -> Data {
+        var data = Data()
+        do {
+            for try await chunk in self {
+                guard data.count + chunk.count <= limit else {
+                    throw FaradayError(.bodyTooLarge, "\(what) is larger than \(limit) bytes.")
+                }
+                data.append(chunk)
+            }
+        } catch {
+            throw FaradayError.wrapping(error)
+        }
+        return data
+    }
+}
+
 /// A sequence of chunks whose own type is forgotten.
 private protocol ErasedChunks: Sendable {
     func makeErasedIterator() -> any ErasedChunkIterator

@@ -177,18 +177,7 @@ public struct RequestBody: Sendable {
     ///   as a ``FaradayError``.
     public func collect(upTo limit: Int) async throws(FaradayError) -> Data {
         if let bytesInMemory { return bytesInMemory }
-        var data = Data()
-        do {
-            for try await chunk in try makeStream() {
-                guard data.count + chunk.count <= limit else {
-                    throw FaradayError(.bodyTooLarge, "The request body is larger than \(limit) bytes.")
-                }
-                data.append(chunk)
-            }
-        } catch {
-            throw FaradayError.wrapping(error)
-        }
-        return data
+        return try await makeStream().collect(upTo: limit, "The request body")
     }
 }
 

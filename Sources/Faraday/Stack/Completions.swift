@@ -89,15 +89,14 @@ public struct Completions: @unchecked Sendable {
         return Completions(head: env, body: .whole(body))
     }
 
-    /// A streamed response: `head` holds status and headers; each element of `frames` is a chunk of
-    /// the body. The chunks are cut into frames as the request's ``RequestOptions/streaming`` asks
-    /// (raw chunks when it is `nil`), one completion each, followed by a final completion with an
-    /// empty body.
+    /// A streamed response: `head` holds status and headers, `body` the bytes, whose pieces are
+    /// cut into frames as the request's ``RequestOptions/streaming`` asks (raw pieces when it is
+    /// `nil`), one completion each, followed by a final completion with an empty body.
     ///
-    /// The producer of `frames` stops when the call's ``Env/cancellation`` is cancelled, or when
-    /// its iterator is dropped.
-    public static func streamed(head: consuming Env, frames: ByteStream) -> Completions {
-        Completions(head: head, body: .stream(frames, stop: nil))
+    /// The producer of a live body's stream stops when the call's ``Env/cancellation`` is
+    /// cancelled, or when its iterator is dropped.
+    public static func streamed(head: consuming Env, body: ResponseBody) -> Completions {
+        Completions(head: head, body: .stream(body.pieces(), stop: nil))
     }
 
     /// A streamed response whose transfer `stop` ends (closing the connection or cancelling the

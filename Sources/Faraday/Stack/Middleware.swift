@@ -99,7 +99,7 @@ extension Middleware {
 /// A middleware without state as a built stack runs it: ``Middleware/onRequest(_:)``, then its
 /// ``Middleware/call(_:)``, then its completion hooks on what the call returns. Not generic, so
 /// that a call through it looks up no type's metadata; ``StatefulLayer`` runs the others.
-final class MiddlewareLayer: LayerHooks, App, @unchecked Sendable {
+final class StatelessLayer: LayerHooks, App, @unchecked Sendable {
     // `@unchecked Sendable`: only `let`s of Sendable types.
     let middleware: any Middleware<Void>
 
@@ -137,7 +137,7 @@ final class MiddlewareLayer: LayerHooks, App, @unchecked Sendable {
     }
 }
 
-/// A middleware with state as a built stack runs it, as ``MiddlewareLayer`` does, with the
+/// A middleware with state as a built stack runs it, as ``StatelessLayer`` does, with the
 /// layer's state for the call handed to its hooks.
 final class StatefulLayer<Layer: Middleware>: App {
     let middleware: Layer

@@ -88,7 +88,7 @@ public struct RackBuilder: Sendable {
 extension RackBuilder {
     /// A middleware as the stack runs it: its hooks around its `call`, whatever it implements.
     fileprivate static func layer(_ middleware: any Middleware) -> any App {
-        if let stateless = middleware as? any Middleware<Void> { return MiddlewareLayer(stateless) }
+        if let stateless = middleware as? any Middleware<Void> { return StatelessLayer(stateless) }
         return statefulLayer(middleware)
     }
 

@@ -374,7 +374,7 @@ import Testing
         origin.route("/v1/lines") { _, _ in
             StubResponse(
                 headers: origin.headers([("Cache-Control", "max-age=60")]),
-                chunks: [Data("a\nb".utf8), Data("\nc\n".utf8)]
+                body: ResponseBody(pieces: [Data("a\nb".utf8), Data("\nc\n".utf8)])
             )
         }
         let (connection, _) = try origin.connection()
@@ -399,7 +399,7 @@ import Testing
             call == 1
                 ? StubResponse(
                     headers: origin.headers([("Cache-Control", "max-age=60")]),
-                    chunks: [Data("half".utf8)],
+                    body: ResponseBody(pieces: [Data("half".utf8)]),
                     ending: .fail(FaradayError(.connectionFailed, "reset"))
                 )
                 : StubResponse(headers: origin.headers([("Cache-Control", "max-age=60")]), body: "whole")

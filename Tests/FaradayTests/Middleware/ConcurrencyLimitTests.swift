@@ -43,7 +43,7 @@ import Testing
     @Test func aStreamHoldsItsPlaceUntilItsLastFrame() async throws {
         let limit = ConcurrencyLimit.Handler(maximum: 1)
         let stubs = TestAdapter()
-        stubs.get("/v1/s") { _, _ in StubResponse(chunks: [Data("a".utf8), Data("b".utf8)]) }
+        stubs.get("/v1/s") { _, _ in StubResponse(body: ResponseBody(pieces: [Data("a".utf8), Data("b".utf8)])) }
         let connection = try makeConnection([limit], adapter: stubs)
         var iterator = connection.get("s") { $0.options.streaming = .chunks }.completions.makeAsyncIterator()
         _ = try await iterator.next()

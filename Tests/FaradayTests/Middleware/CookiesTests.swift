@@ -32,7 +32,7 @@ import Testing
     @Test func cookiesOfAStreamedResponseAreStoredWithItsFirstFrame() async throws {
         let stubs = TestAdapter()
         stubs.get("/v1/s") { _, _ in
-            StubResponse(headers: [.setCookie: "s=1"], chunks: [Data("x".utf8), Data("y".utf8)])
+            StubResponse(headers: [.setCookie: "s=1"], body: ResponseBody(pieces: [Data("x".utf8), Data("y".utf8)]))
         }
         let jar = CookieJar()
         let connection = try makeConnection([Cookies.Handler(jar: jar)], adapter: stubs)

@@ -75,7 +75,7 @@ import Testing
         stubs.get("/v1/beats") { _, _ in
             StubResponse(
                 headers: [.contentType: "application/json"],
-                chunks: (1...3).map { Data(#"{"count":\#($0)}"#.utf8) }
+                body: ResponseBody(pieces: (1...3).map { Data(#"{"count":\#($0)}"#.utf8) })
             )
         }
         var counts: [Int] = []
@@ -166,7 +166,9 @@ import Testing
         stubs.get("/v1/beats") { _, _ in
             StubResponse(
                 headers: [.contentType: "application/json"],
-                chunks: [Data(#"{"count":1}"#.utf8), Data(#"{"count":2,}"#.utf8), Data(#"{"count":3}"#.utf8)]
+                body: ResponseBody(pieces: [
+                    Data(#"{"count":1}"#.utf8), Data(#"{"count":2,}"#.utf8), Data(#"{"count":3}"#.utf8),
+                ])
             )
         }
         var counts: [Int] = []

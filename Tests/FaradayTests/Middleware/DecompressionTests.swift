@@ -36,7 +36,7 @@ import Testing
         let stubs = TestAdapter()
         var headers: HTTPFields = [.contentLength: "\(chunks.reduce(0) { $0 + $1.count })"]
         if let encoding { headers[.contentEncoding] = encoding }
-        stubs.get("/v1/x") { [headers] _, _ in StubResponse(headers: headers, chunks: chunks) }
+        stubs.get("/v1/x") { [headers] _, _ in StubResponse(headers: headers, body: ResponseBody(pieces: chunks)) }
         let response = try makeConnection([Decompression.Handler()], adapter: stubs).get("x") {
             $0.options.streaming = streamed ? .chunks : nil
         }

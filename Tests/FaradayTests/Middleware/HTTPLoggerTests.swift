@@ -201,7 +201,7 @@ import Testing
 
     @Test func aStreamIsLoggedPerChunkWithoutItsContent() async throws {
         let stubs = TestAdapter()
-        stubs.get("/v1/s") { _, _ in StubResponse(chunks: [Data("abc".utf8), Data("defgh".utf8)]) }
+        stubs.get("/v1/s") { _, _ in StubResponse(body: ResponseBody(pieces: [Data("abc".utf8), Data("defgh".utf8)])) }
         let (connection, logs) = try capture({ $0.response = .bodies }, adapter: stubs)
         for try await _ in connection.get("s", configure: { $0.options.streaming = .chunks }).completions {}
         #expect(!logs.entries.contains { "\($0.message)".hasPrefix("← chunk") }, "chunks are .debug lines")

@@ -95,7 +95,9 @@ import Testing
 
     @Test func aStreamedErrorIsRaisedBeforeAnyFrameReachesTheUser() async throws {
         let stubs = TestAdapter()
-        stubs.get("/v1/s") { _, _ in StubResponse(status: .serviceUnavailable, chunks: [Data("a".utf8)]) }
+        stubs.get("/v1/s") { _, _ in
+            StubResponse(status: .serviceUnavailable, body: ResponseBody(pieces: [Data("a".utf8)]))
+        }
         var frames = 0
         await #expect {
             for try await _ in try makeConnection([RaiseError.Handler()], adapter: stubs)

@@ -178,8 +178,12 @@ import Testing
         let stubs = TestAdapter()
         stubs.get("/v1/s") { env, _ in
             env.request.headers[.authorization] == "Bearer token-1"
-                ? StubResponse(chunks: [Data("a".utf8), Data("b".utf8)])
-                : StubResponse(status: .unauthorized, chunks: [Data("no".utf8)], ending: .waitForCancellation)
+                ? StubResponse(body: ResponseBody(pieces: [Data("a".utf8), Data("b".utf8)]))
+                : StubResponse(
+                    status: .unauthorized,
+                    body: ResponseBody(pieces: [Data("no".utf8)]),
+                    ending: .waitForCancellation
+                )
         }
         let tokens = Locked<[CancellationToken]>([])
         let capture = Capture.Handler { env in tokens.withLock { $0.append(env.cancellation) } }

@@ -151,7 +151,7 @@ import Testing
             varyingRequestHeaders: ["Authorization": "Bearer SECRET-TOKEN", "Accept-Language": "en"],
             status: .ok,
             headers: [.setCookie: "sid=SECRET-SET"],
-            body: .data(Data("SECRET-KEY".utf8)),
+            body: ResponseBody(Data("SECRET-KEY".utf8)),
             requestDate: Date(),
             responseDate: Date()
         )

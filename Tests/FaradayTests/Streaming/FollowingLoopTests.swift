@@ -8,7 +8,7 @@ import Testing
     private func streamingCall(lines: Int, ending: StubResponse.Ending) throws -> Response {
         let stubs = TestAdapter()
         stubs.get("/v1/lines") { _, _ in
-            StubResponse(chunks: (0..<lines).map { Data("\($0)\n".utf8) }, ending: ending)
+            StubResponse(body: ResponseBody(pieces: (0..<lines).map { Data("\($0)\n".utf8) }), ending: ending)
         }
         let connection = try makeConnection(adapter: stubs)
         return connection.get("lines") { $0.options.streaming = .lines }

@@ -12,7 +12,7 @@ import Testing
         stubs.get("/v1/s") { _, _ in
             StubResponse(
                 headers: [.contentType: "application/json"],
-                chunks: chunks.map { Data($0.utf8) },
+                body: ResponseBody(pieces: chunks.map { Data($0.utf8) }),
                 ending: ending
             )
         }
@@ -97,7 +97,10 @@ import Testing
             }
             sent.withLock { $0.append(env.request.headers[HTTPField.Name("Last-Event-ID")!] ?? "none") }
             guard attempt < 3 else { return StubResponse(status: .noContent) }
-            return StubResponse(headers: [.contentType: "text/event-stream"], chunks: [Data(streams[attempt].utf8)])
+            return StubResponse(
+                headers: [.contentType: "text/event-stream"],
+                body: ResponseBody(pieces: [Data(streams[attempt].utf8)])
+            )
         }
         let connection = try makeConnection(adapter: stubs)
         var source = connection.eventSource("events")

@@ -76,7 +76,9 @@ extension CassetteAdapter {
             }
         return .streamed(
             head: head,
-            frames: ByteStream(ReplayedChunks(chunks: chunks, scale: scale, env: env, truncation: truncation))
+            body: ResponseBody(
+                stream: ByteStream(ReplayedChunks(chunks: chunks, scale: scale, env: env, truncation: truncation))
+            )
         )
     }
 }

@@ -3,10 +3,10 @@ import HTTPTypes
 
 /// What a ``TestAdapter`` stub answers.
 ///
-/// A response has a status, headers and a body given as chunks. A buffered request receives the
-/// chunks joined; a streamed request (``RequestOptions/streaming``) receives one completion per
-/// chunk, so streaming semantics can be tested without sockets. After the chunks the stream can end,
-/// fail, or wait until the call is cancelled.
+/// A response has a status, headers and a ``ResponseBody``. A buffered request receives the body
+/// whole; a streamed request (``RequestOptions/streaming``) receives one completion per piece of
+/// it (``ResponseBody/init(pieces:)``), so streaming semantics can be tested without sockets.
+/// After the body the stream can end, fail, or wait until the call is cancelled.
 public struct StubResponse: Sendable {
     /// What happens after the last chunk.
     public struct Ending: Sendable {
@@ -29,35 +29,35 @@ public struct StubResponse: Sendable {
     public var status: HTTPResponse.Status
     /// The headers.
     public var headers: HTTPFields
-    /// The body chunks.
-    public var chunks: [Data]
-    /// What happens after the chunks.
+    /// The body.
+    public var body: ResponseBody
+    /// What happens after the body.
     public var ending: Ending
     /// When `true`, the stub never answers: the call waits until it is cancelled.
     public var waitsForCancellation: Bool
 
-    /// Creates a response with a body of chunks.
+    /// Creates a response.
     public init(
         status: HTTPResponse.Status = .ok,
         headers: HTTPFields = HTTPFields(),
-        chunks: [Data],
+        body: ResponseBody = .empty,
         ending: Ending = .finish
     ) {
         self.status = status
         self.headers = headers
-        self.chunks = chunks
+        self.body = body
         self.ending = ending
         self.waitsForCancellation = false
     }
 
     /// Creates a response with a body of bytes.
-    public init(status: HTTPResponse.Status = .ok, headers: HTTPFields = HTTPFields(), body: Data = Data()) {
-        self.init(status: status, headers: headers, chunks: body.isEmpty ? [] : [body])
+    public init(status: HTTPResponse.Status = .ok, headers: HTTPFields = HTTPFields(), body: Data) {
+        self.init(status: status, headers: headers, body: ResponseBody(body))
     }
 
     /// Creates a response with a body of UTF-8 text.
     public init(status: HTTPResponse.Status = .ok, headers: HTTPFields = HTTPFields(), body: String) {
-        self.init(status: status, headers: headers, body: Data(body.utf8))
+        self.init(status: status, headers: headers, body: ResponseBody(body))
     }
 
     /// A response that never comes: the call waits until it is cancelled.
@@ -66,7 +66,4 @@ public struct StubResponse: Sendable {
         response.waitsForCancellation = true
         return response
     }
-
-    /// The whole body.
-    var body: Data { chunks.count == 1 ? chunks[0] : chunks.reduce(into: Data()) { $0.append($1) } }
 }

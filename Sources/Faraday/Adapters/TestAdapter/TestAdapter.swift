@@ -173,37 +173,35 @@ public final class TestAdapter: Adapter {
         if env.request.options.streaming == nil {
             if case .fail(let error) = response.ending.kind { throw error.attaching(env.request) }
             if case .waitForCancellation = response.ending.kind { try await waitForCancellation(env) }
-            guard response.chunks.reduce(0, { $0 + $1.count }) <= env.request.options.maxBufferedBodySize else {
-                throw FaradayError(
-                    .bodyTooLarge,
-                    "The response body is larger than \(env.request.options.maxBufferedBodySize) bytes.",
-                    method: env.request.method,
-                    url: env.request.url
-                )
+            let body: Data
+            do {
+                body = try await response.body.collect(upTo: env.request.options.maxBufferedBodySize)
+            } catch {
+                throw error.attaching(env.request)
             }
-            head.response = ResponseData(status: response.status, headers: response.headers, body: response.body)
+            head.response = ResponseData(status: response.status, headers: response.headers, body: body)
             return .buffered(head)
         }
         head.response = ResponseData(status: response.status, headers: response.headers)
-        return .streamed(head: head, frames: ByteStream(StubChunks(response: response, env: env, adapter: self)))
+        let pieces = StubPieces(response: response, env: env, adapter: self)
+        return .streamed(head: head, body: ResponseBody(stream: ByteStream(pieces)))
     }
 
-    /// The chunks of a streamed stub response, then its ending.
-    private struct StubChunks: AsyncSequence, Sendable {
+    /// The pieces of a streamed stub response's body, then its ending.
+    private struct StubPieces: AsyncSequence, Sendable {
         let response: StubResponse
         let env: Env
         let adapter: TestAdapter
 
         struct AsyncIterator: AsyncIteratorProtocol {
-            let chunks: StubChunks
-            var index = 0
+            let chunks: StubPieces
+            var pieces: ByteStream.AsyncIterator
 
             mutating func next() async throws -> Data? {
                 try chunks.env.cancellation.check()
-                if index < chunks.response.chunks.count {
-                    defer { index += 1 }
+                if let piece = try await pieces.next() {
                     chunks.adapter.state.withLock { $0.chunksSent += 1 }
-                    return chunks.response.chunks[index]
+                    return piece
                 }
                 switch chunks.response.ending.kind {
                 case .finish: return nil
@@ -215,7 +213,9 @@ public final class TestAdapter: Adapter {
             }
         }
 
-        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self) }
+        func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(chunks: self, pieces: response.body.pieces().makeAsyncIterator())
+        }
     }
 
     private func waitForCancellation(_ env: Env) async throws(FaradayError) {

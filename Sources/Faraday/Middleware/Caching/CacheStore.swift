@@ -57,7 +57,7 @@ struct MemoryEntryWriter: CacheEntryWriter {
 
     func commit(_ entry: CacheEntry) {
         var entry = entry
-        entry.body = .data(body.withLock { $0 })
+        entry.body = ResponseBody(body.withLock { $0 })
         store(entry)
     }
 
@@ -97,9 +97,9 @@ public final class MemoryCacheStore: CacheStore {
 
     public func store(_ entry: CacheEntry, for key: String) {
         var entry = entry
-        if case .file = entry.body {  // an entry of another store: kept here in memory
+        if !entry.body.isInMemory {  // an entry of another store: kept here in memory
             guard let bytes = entry.body.bytes() else { return }
-            entry.body = .data(bytes)
+            entry.body = ResponseBody(bytes)
         }
         guard entry.size <= capacity / 8 else {
             removeEntries(for: key)

@@ -209,7 +209,7 @@ public final class DiskCacheStore: CacheStore {
                 varyingRequestHeaders: varying,
                 status: HTTPResponse.Status(code: head.status, reasonPhrase: head.reason),
                 headers: headers,
-                body: .file(file, offset: bodyOffset, length: length),
+                body: ResponseBody(file: file, offset: bodyOffset, length: length),
                 requestDate: Date(timeIntervalSince1970: head.requestDate),
                 responseDate: Date(timeIntervalSince1970: head.responseDate)
             )

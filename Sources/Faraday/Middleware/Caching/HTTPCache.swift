@@ -224,7 +224,7 @@ public struct HTTPCache: Middleware {
             varyingRequestHeaders: varying,
             status: response.status,
             headers: response.headers,
-            body: .data(Data()),
+            body: .empty,
             requestDate: requestDate,
             responseDate: responseDate
         )
@@ -246,15 +246,14 @@ public struct HTTPCache: Middleware {
         var headers = entry.headers
         headers[.age] = String(Int(min(CachePolicy.age(of: entry, now: now).rounded(.down), Double(Int32.max))))
         served[CacheStatusKey.self] = status
-        switch entry.body {
-        case .file where env.request.options.streaming != nil:
+        // A stored file is streamed a piece at a time to a streamed request, never read whole.
+        if !entry.body.isInMemory && env.request.options.streaming != nil {
             served.response = ResponseData(status: entry.status, headers: headers)
-            return .streamed(head: served, frames: entry.body.chunks())
-        case .data, .file:
-            guard let body = entry.body.bytes() else { return nil }
-            served.response = ResponseData(status: entry.status, headers: headers, body: body)
-            return .buffered(served)
+            return .streamed(head: served, body: entry.body)
         }
+        guard let body = entry.body.bytes() else { return nil }
+        served.response = ResponseData(status: entry.status, headers: headers, body: body)
+        return .buffered(served)
     }
 
     /// RFC 9111 §4.4: a successful unsafe request makes the stored responses of its URL (and of
