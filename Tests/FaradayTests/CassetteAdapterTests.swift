@@ -124,6 +124,26 @@ import Testing
         #expect(!text.contains("hunter2") && !text.contains("t0k3n"))
     }
 
+    /// The filter sees each interaction before it is written, bodies as bytes, and what it
+    /// changes is what the cassette keeps and replays (VCR's `before_record`).
+    @Test func theFilterChangesWhatIsWritten() async throws {
+        defer { try? FileManager.default.removeItem(at: file) }
+        let stubs = TestAdapter()
+        stubs.stub(.get, .path("/me"), response: StubResponse(body: #"{"email":"ada@example.com"}"#))
+        let recording = try Connection(url: "https://api.example.test") {
+            $0.adapter = CassetteAdapter(cassette: file, recordingWith: stubs) { interaction in
+                let text = String(decoding: interaction.response.body ?? Data(), as: UTF8.self)
+                interaction.response.body = Data(text.replacingOccurrences(of: "ada@example.com", with: "x@y").utf8)
+            }
+        }
+        _ = try await recording.get("me").value
+        #expect(try String(contentsOf: file, encoding: .utf8).contains("ada@example.com") == false)
+        let replay = try Connection(url: "https://api.example.test") {
+            $0.adapter = CassetteAdapter(cassette: file, mode: .none, recordingWith: TestAdapter())
+        }
+        #expect(try await replay.get("me").value.response?.text == #"{"email":"x@y"}"#)
+    }
+
     @Test func binaryBodiesAreBase64AndStreamsKeepTheirPieces() async throws {
         defer { try? FileManager.default.removeItem(at: file) }
         let stubs = TestAdapter()
@@ -139,8 +159,12 @@ import Testing
         _ = try await recording.get("binary").value
         _ = try await recording.get("stream", streaming: .chunks).value
         let cassette = try #require(try Cassette.load(from: file))
-        #expect(cassette.interactions[0].response.body == .base64("AAEC/w=="))
-        #expect(cassette.interactions[1].response.chunks?.map(\.body) == [.text("a"), .text("bb"), .text("ccc")])
+        #expect(cassette.interactions[0].response.body == Data([0, 1, 2, 255]))
+        #expect(cassette.interactions[1].response.chunks?.map(\.body) == ["a", "bb", "ccc"].map { Data($0.utf8) })
+        // In the file: other bytes in base64, UTF-8 text as it is.
+        let json = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: " ", with: "")
+        #expect(json.contains(#""base64":"AAEC\/w==""#) || json.contains(#""base64":"AAEC/w==""#))
+        #expect(json.contains(#""text":"bb""#))
 
         let replay = try Connection(url: "https://api.example.test") {
             $0.adapter = CassetteAdapter(cassette: file, mode: .none, recordingWith: TestAdapter(), timing: .recorded)

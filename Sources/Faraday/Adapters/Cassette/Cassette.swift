@@ -103,8 +103,8 @@ public struct CassetteInteraction: Codable, Sendable, Equatable {
         public var url: String
         /// The header fields in order, `[name, value]`, credential values redacted.
         public var headers: [[String]]
-        /// The body, if any.
-        public var body: CassetteBody?
+        /// The body, if any (in the file: UTF-8 text as it is, other bytes in base64).
+        public var body: Data?
     }
 
     /// A recorded response.
@@ -115,8 +115,9 @@ public struct CassetteInteraction: Codable, Sendable, Equatable {
         public var reason: String?
         /// The header fields in order, `[name, value]`, credential values redacted.
         public var headers: [[String]]
-        /// The whole body of a buffered response.
-        public var body: CassetteBody?
+        /// The whole body of a buffered response (in the file: UTF-8 text as it is, other bytes
+        /// in base64).
+        public var body: Data?
         /// The pieces of a streamed response, in order, as the adapter handed them over.
         public var chunks: [Chunk]?
         /// The HTTP version, when the adapter knew it.
@@ -130,19 +131,88 @@ public struct CassetteInteraction: Codable, Sendable, Equatable {
     /// One piece of a streamed response.
     public struct Chunk: Codable, Sendable, Equatable {
         /// Its bytes.
-        public var body: CassetteBody
+        public var body: Data
         /// The seconds between the previous piece (or the head) and this one.
         public var delay: Double
     }
 }
 
-/// Bytes in a cassette: UTF-8 text as it is, anything else in base64.
-public enum CassetteBody: Codable, Sendable, Equatable {
+// The bodies of a cassette file in their JSON form, `{"text": …}` or `{"base64": …}`.
+extension CassetteInteraction.Request {
+    private enum CodingKeys: String, CodingKey { case method, url, headers, body }
+
+    /// Reads a recorded request from a cassette file.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        method = try container.decode(String.self, forKey: .method)
+        url = try container.decode(String.self, forKey: .url)
+        headers = try container.decode([[String]].self, forKey: .headers)
+        body = try container.decodeIfPresent(CassetteBody.self, forKey: .body)?.data
+    }
+
+    /// Writes a recorded request to a cassette file.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(method, forKey: .method)
+        try container.encode(url, forKey: .url)
+        try container.encode(headers, forKey: .headers)
+        try container.encodeIfPresent(body.map(CassetteBody.init), forKey: .body)
+    }
+}
+
+extension CassetteInteraction.Response {
+    private enum CodingKeys: String, CodingKey { case status, reason, headers, body, chunks, httpVersion, isTruncated }
+
+    /// Reads a recorded response from a cassette file.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        status = try container.decode(Int.self, forKey: .status)
+        reason = try container.decodeIfPresent(String.self, forKey: .reason)
+        headers = try container.decode([[String]].self, forKey: .headers)
+        body = try container.decodeIfPresent(CassetteBody.self, forKey: .body)?.data
+        chunks = try container.decodeIfPresent([CassetteInteraction.Chunk].self, forKey: .chunks)
+        httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion)
+        isTruncated = try container.decodeIfPresent(Bool.self, forKey: .isTruncated)
+    }
+
+    /// Writes a recorded response to a cassette file.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(reason, forKey: .reason)
+        try container.encode(headers, forKey: .headers)
+        try container.encodeIfPresent(body.map(CassetteBody.init), forKey: .body)
+        try container.encodeIfPresent(chunks, forKey: .chunks)
+        try container.encodeIfPresent(httpVersion, forKey: .httpVersion)
+        try container.encodeIfPresent(isTruncated, forKey: .isTruncated)
+    }
+}
+
+extension CassetteInteraction.Chunk {
+    private enum CodingKeys: String, CodingKey { case body, delay }
+
+    /// Reads a piece of a recorded stream from a cassette file.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        body = try container.decode(CassetteBody.self, forKey: .body).data
+        delay = try container.decode(Double.self, forKey: .delay)
+    }
+
+    /// Writes a piece of a recorded stream to a cassette file.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(CassetteBody(body), forKey: .body)
+        try container.encode(delay, forKey: .delay)
+    }
+}
+
+/// Bytes in a cassette file: UTF-8 text as it is, anything else in base64.
+enum CassetteBody: Codable, Sendable, Equatable {
     case text(String)
     case base64(String)
 
     /// The body for `data`.
-    public init(_ data: Data) {
+    init(_ data: Data) {
         if let text = String(data: data, encoding: .utf8), !text.contains("\u{0}") {
             self = .text(text)
         } else {
@@ -151,7 +221,7 @@ public enum CassetteBody: Codable, Sendable, Equatable {
     }
 
     /// The bytes.
-    public var data: Data {
+    var data: Data {
         switch self {
         case .text(let text): Data(text.utf8)
         case .base64(let base64): Data(base64Encoded: base64) ?? Data()
@@ -160,7 +230,7 @@ public enum CassetteBody: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey { case text, base64 }
 
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         if let text = try container.decodeIfPresent(String.self, forKey: .text) {
             self = .text(text)
@@ -173,7 +243,7 @@ public enum CassetteBody: Codable, Sendable, Equatable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
         case .text(let text): try container.encode(text, forKey: .text)

@@ -25,7 +25,7 @@ extension CassetteAdapter {
             case .method: live.method == recorded.method
             case .url: live.url == recorded.url
             case .path: Self.path(live.url) == Self.path(recorded.url)
-            case .body: (live.body?.data ?? Data()) == (recorded.body?.data ?? Data())
+            case .body: (live.body ?? Data()) == (recorded.body ?? Data())
             case .header(let name):
                 Self.values(name, live.headers) == Self.values(name, recorded.headers)
             }
@@ -65,7 +65,7 @@ extension CassetteAdapter {
             ) : nil
         guard env.request.options.streaming != nil else {
             if let truncation { throw truncation }
-            head.response?.body = chunks.reduce(into: Data()) { $0.append($1.body.data) }
+            head.response?.body = chunks.reduce(into: Data()) { $0.append($1.body) }
             return .buffered(head)
         }
         let scale: Double? =
@@ -106,7 +106,7 @@ private struct ReplayedChunks: AsyncSequence, Sendable {
             if let scale = replay.scale, chunk.delay > 0 {
                 try await Task.sleep(for: .seconds(chunk.delay * scale))
             }
-            return chunk.body.data
+            return chunk.body
         }
     }
 

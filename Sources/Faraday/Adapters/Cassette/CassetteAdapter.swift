@@ -221,13 +221,12 @@ public final class CassetteAdapter: Adapter {
     }
 
     /// The body with credential fields hidden when it is JSON or a form; other bytes as they are.
-    private func redactedBody(_ body: Data, contentType: String?) -> CassetteBody {
-        let original = CassetteBody(body)
-        guard case .text = original,
+    private func redactedBody(_ body: Data, contentType: String?) -> Data {
+        guard case .text = CassetteBody(body),
             let redacted = redaction.redactBody(body, contentType: contentType.map(Self.mediaType)),
             redacted.contains(redaction.replacement)
-        else { return original }
-        return .text(redacted)
+        else { return body }
+        return Data(redacted.utf8)
     }
 
     private static func mediaType(_ contentType: String) -> String {
@@ -268,14 +267,14 @@ public final class CassetteAdapter: Adapter {
             isTruncated: truncated ? true : nil
         )
         let body = redactedBody(whole, contentType: response.headers[.contentType])
-        if streamed && body == CassetteBody(whole) {
-            recorded.chunks = chunks.map { CassetteInteraction.Chunk(body: CassetteBody($0.0), delay: $0.1) }
+        if streamed && body == whole {
+            recorded.chunks = chunks.map { CassetteInteraction.Chunk(body: $0.0, delay: $0.1) }
         } else if streamed {
             // A stream that carried a secret is kept as one redacted piece: safe rather than faithful.
             recorded.chunks = [CassetteInteraction.Chunk(body: body, delay: 0)]
         } else {
-            if body.data.count != whole.count, headers.contains(.contentLength) {
-                headers[.contentLength] = String(body.data.count)
+            if body.count != whole.count, headers.contains(.contentLength) {
+                headers[.contentLength] = String(body.count)
             }
             recorded.body = whole.isEmpty ? nil : body
         }
