@@ -4,7 +4,7 @@ import Foundation
 /// framing, the frame-size and frame-count limits, and the idle timeout between frames.
 struct FrameReader {
     private var chunks: ByteStream.AsyncIterator
-    private var framer: any Framer
+    private var framer: any FrameCutter
     private var pending: [Frame] = []
     private var delivered = 0
     private var ended = false

@@ -24,7 +24,7 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// CRLF, LF or CR, comments, `event`, `data`, `id` and `retry` fields, and an event dispatched
 /// at each blank line. A stream that ends inside an event drops that event, as the spec says.
 /// Bytes that are not UTF-8 are decoded as U+FFFD, as the spec decodes the stream.
-struct ServerSentEventFramer: Framer {
+struct ServerSentEventFramer: FrameCutter {
     let maxFrameSize: Int
     private var buffer = Data()
     private var atStart = true

@@ -52,37 +52,60 @@ public struct Streaming: Sendable {
         Streaming(.custom(makeFramer))
     }
 
-    /// A new framer that cuts a stream the way this kind does (for adapters, and fuzzing).
-    public func makeFramer() -> any Framer {
+    /// A new framer that cuts a stream the way this kind does (for the stack, and fuzzing).
+    package func makeFramer() -> any FrameCutter {
         switch kind {
         case .chunks: ChunkFramer()
         case .lines: LineFramer(maxFrameSize: maxFrameSize, skipsEmptyLines: false)
         case .ndjson: LineFramer(maxFrameSize: maxFrameSize, skipsEmptyLines: true)
         case .serverSentEvents: ServerSentEventFramer(maxFrameSize: maxFrameSize, state: eventStreamState)
         case .jsonSequence: JSONSequenceFramer(maxFrameSize: maxFrameSize)
-        case .custom(let make): make(maxFrameSize)
+        case .custom(let make): CustomFramer(base: make(maxFrameSize))
         }
     }
 }
 
-/// Cuts a byte stream into frames. A framer is made for one response and fed its chunks in order.
+/// Cuts a byte stream into frames, for ``Streaming/custom(_:)``: each frame is the body of one
+/// completion. A framer is made for one response and fed its chunks in order.
 public protocol Framer {
+    /// The frames that `chunk` completes (none, one or several).
+    mutating func frames(from chunk: Data) throws(FaradayError) -> [Data]
+    /// The frames left when the stream ends.
+    mutating func finish() throws(FaradayError) -> [Data]
+}
+
+/// How the stack cuts frames: a ``Framer``'s, and the package's own, whose frames may carry a
+/// server-sent event.
+package protocol FrameCutter {
     /// The frames that `chunk` completes (none, one or several).
     mutating func frames(from chunk: Data) throws(FaradayError) -> [Frame]
     /// The frames left when the stream ends.
     mutating func finish() throws(FaradayError) -> [Frame]
 }
 
-/// One frame of a streamed response: the body of a completion, and the event it came from for
-/// server-sent events.
-public struct Frame: Sendable {
+/// A custom ``Framer`` as the stack runs it.
+private struct CustomFramer: FrameCutter {
+    var base: any Framer
+
+    mutating func frames(from chunk: Data) throws(FaradayError) -> [Frame] {
+        try base.frames(from: chunk).map { Frame($0) }
+    }
+
+    mutating func finish() throws(FaradayError) -> [Frame] {
+        try base.finish().map { Frame($0) }
+    }
+}
+
+/// One frame of a streamed response, as the stack cuts it: the body of a completion, and the
+/// event it came from for server-sent events (``Env/event``).
+package struct Frame: Sendable {
     /// The frame's bytes.
-    public var body: Data
+    package var body: Data
     /// The server-sent event, for ``Streaming/serverSentEvents``.
-    public var event: ServerSentEvent?
+    package var event: ServerSentEvent?
 
     /// Creates a frame.
-    public init(_ body: Data, event: ServerSentEvent? = nil) {
+    package init(_ body: Data, event: ServerSentEvent? = nil) {
         self.body = body
         self.event = event
     }
@@ -95,13 +118,13 @@ extension FaradayError {
 }
 
 /// Each chunk as it came.
-struct ChunkFramer: Framer {
+struct ChunkFramer: FrameCutter {
     func frames(from chunk: Data) -> [Frame] { chunk.isEmpty ? [] : [Frame(chunk)] }
     func finish() -> [Frame] { [] }
 }
 
 /// Lines ending in LF (a CR before it is dropped).
-struct LineFramer: Framer {
+struct LineFramer: FrameCutter {
     let maxFrameSize: Int
     let skipsEmptyLines: Bool
     private var lines: SeparatedRecords
@@ -135,7 +158,7 @@ struct LineFramer: Framer {
 }
 
 /// RFC 7464 records: each starts with RS (0x1E); the text up to the next RS is one JSON text.
-struct JSONSequenceFramer: Framer {
+struct JSONSequenceFramer: FrameCutter {
     let maxFrameSize: Int
     private var records: SeparatedRecords
     private var started = false

@@ -116,16 +116,16 @@ import Testing
         struct FixedSize: Framer {
             let size: Int
             var buffer = Data()
-            mutating func frames(from chunk: Data) -> [Frame] {
+            mutating func frames(from chunk: Data) -> [Data] {
                 buffer.append(chunk)
-                var frames: [Frame] = []
+                var frames: [Data] = []
                 while buffer.count >= size {
-                    frames.append(Frame(Data(buffer.prefix(size))))
+                    frames.append(Data(buffer.prefix(size)))
                     buffer = Data(buffer.dropFirst(size))
                 }
                 return frames
             }
-            func finish() -> [Frame] { [] }
+            func finish() -> [Data] { [] }
         }
         let (connection, _) = try connection(["abcde", "fgh"])
         var frames: [String] = []
