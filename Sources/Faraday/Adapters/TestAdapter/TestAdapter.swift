@@ -173,18 +173,28 @@ public final class TestAdapter: Adapter {
         if env.request.options.streaming == nil {
             if case .fail(let error) = response.ending.kind { throw error.attaching(env.request) }
             if case .waitForCancellation = response.ending.kind { try await waitForCancellation(env) }
-            let body: Data
-            do {
-                body = try await response.body.collect(upTo: env.request.options.maxBufferedBodySize)
-            } catch {
-                throw error.attaching(env.request)
-            }
+            let body = try await Self.whole(response.body, env)
             head.response = ResponseData(status: response.status, headers: response.headers, body: body)
             return .buffered(head)
         }
         head.response = ResponseData(status: response.status, headers: response.headers)
         let pieces = StubPieces(response: response, env: env, adapter: self)
         return .streamed(head: head, body: ResponseBody(stream: ByteStream(pieces)))
+    }
+
+    /// A stub's whole body for a buffered request, within the request's limit: bytes in memory
+    /// as they are (no stream made for them), any other body read to its end.
+    private static func whole(_ body: ResponseBody, _ env: Env) async throws(FaradayError) -> Data {
+        let limit = env.request.options.maxBufferedBodySize
+        do throws(FaradayError) {
+            guard body.isInMemory, let bytes = body.bytes() else { return try await body.collect(upTo: limit) }
+            guard bytes.count <= limit else {
+                throw FaradayError(.bodyTooLarge, "The response body is larger than \(limit) bytes.")
+            }
+            return bytes
+        } catch {
+            throw error.attaching(env.request)
+        }
     }
 
     /// The pieces of a streamed stub response's body, then its ending.
