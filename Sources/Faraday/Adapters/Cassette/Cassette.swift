@@ -104,7 +104,16 @@ public struct CassetteInteraction: Codable, Sendable, Equatable {
         /// The header fields in order, `[name, value]`, credential values redacted.
         public var headers: [[String]]
         /// The body, if any (in the file: UTF-8 text as it is, other bytes in base64).
-        public var body: Data?
+        public var body: Data? {
+            get { storedBody?.data }
+            set { storedBody = newValue.map(CassetteBody.init) }
+        }
+        var storedBody: CassetteBody?
+
+        private enum CodingKeys: String, CodingKey {
+            case method, url, headers
+            case storedBody = "body"
+        }
     }
 
     /// A recorded response.
@@ -117,7 +126,11 @@ public struct CassetteInteraction: Codable, Sendable, Equatable {
         public var headers: [[String]]
         /// The whole body of a buffered response (in the file: UTF-8 text as it is, other bytes
         /// in base64).
-        public var body: Data?
+        public var body: Data? {
+            get { storedBody?.data }
+            set { storedBody = newValue.map(CassetteBody.init) }
+        }
+        var storedBody: CassetteBody?
         /// The pieces of a streamed response, in order, as the adapter handed them over.
         public var chunks: [Chunk]?
         /// The HTTP version, when the adapter knew it.
@@ -126,83 +139,33 @@ public struct CassetteInteraction: Codable, Sendable, Equatable {
         /// discarded it, a loop left early): ``chunks`` hold what was read, and a replay that
         /// reads past them fails with ``FaradayError/Code/connectionFailed``.
         public var isTruncated: Bool?
+
+        private enum CodingKeys: String, CodingKey {
+            case status, reason, headers, chunks, httpVersion, isTruncated
+            case storedBody = "body"
+        }
     }
 
     /// One piece of a streamed response.
     public struct Chunk: Codable, Sendable, Equatable {
         /// Its bytes.
-        public var body: Data
+        public var body: Data {
+            get { storedBody.data }
+            set { storedBody = CassetteBody(newValue) }
+        }
+        var storedBody: CassetteBody
         /// The seconds between the previous piece (or the head) and this one.
         public var delay: Double
-    }
-}
 
-// The bodies of a cassette file in their JSON form, `{"text": …}` or `{"base64": …}`.
-extension CassetteInteraction.Request {
-    private enum CodingKeys: String, CodingKey { case method, url, headers, body }
+        init(body: Data, delay: Double) {
+            self.storedBody = CassetteBody(body)
+            self.delay = delay
+        }
 
-    /// Reads a recorded request from a cassette file.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        method = try container.decode(String.self, forKey: .method)
-        url = try container.decode(String.self, forKey: .url)
-        headers = try container.decode([[String]].self, forKey: .headers)
-        body = try container.decodeIfPresent(CassetteBody.self, forKey: .body)?.data
-    }
-
-    /// Writes a recorded request to a cassette file.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(method, forKey: .method)
-        try container.encode(url, forKey: .url)
-        try container.encode(headers, forKey: .headers)
-        try container.encodeIfPresent(body.map(CassetteBody.init), forKey: .body)
-    }
-}
-
-extension CassetteInteraction.Response {
-    private enum CodingKeys: String, CodingKey { case status, reason, headers, body, chunks, httpVersion, isTruncated }
-
-    /// Reads a recorded response from a cassette file.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        status = try container.decode(Int.self, forKey: .status)
-        reason = try container.decodeIfPresent(String.self, forKey: .reason)
-        headers = try container.decode([[String]].self, forKey: .headers)
-        body = try container.decodeIfPresent(CassetteBody.self, forKey: .body)?.data
-        chunks = try container.decodeIfPresent([CassetteInteraction.Chunk].self, forKey: .chunks)
-        httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion)
-        isTruncated = try container.decodeIfPresent(Bool.self, forKey: .isTruncated)
-    }
-
-    /// Writes a recorded response to a cassette file.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(status, forKey: .status)
-        try container.encodeIfPresent(reason, forKey: .reason)
-        try container.encode(headers, forKey: .headers)
-        try container.encodeIfPresent(body.map(CassetteBody.init), forKey: .body)
-        try container.encodeIfPresent(chunks, forKey: .chunks)
-        try container.encodeIfPresent(httpVersion, forKey: .httpVersion)
-        try container.encodeIfPresent(isTruncated, forKey: .isTruncated)
-    }
-}
-
-extension CassetteInteraction.Chunk {
-    private enum CodingKeys: String, CodingKey { case body, delay }
-
-    /// Reads a piece of a recorded stream from a cassette file.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        body = try container.decode(CassetteBody.self, forKey: .body).data
-        delay = try container.decode(Double.self, forKey: .delay)
-    }
-
-    /// Writes a piece of a recorded stream to a cassette file.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(CassetteBody(body), forKey: .body)
-        try container.encode(delay, forKey: .delay)
+        private enum CodingKeys: String, CodingKey {
+            case delay
+            case storedBody = "body"
+        }
     }
 }
 

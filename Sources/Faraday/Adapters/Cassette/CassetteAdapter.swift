@@ -216,7 +216,7 @@ public final class CassetteAdapter: Adapter {
             method: request.method.rawValue,
             url: redaction.redacting(request.url),
             headers: redaction.redact(request.headers).map { [$0.name.rawName, $0.value] },
-            body: body.isEmpty ? nil : redactedBody(body, contentType: contentType)
+            storedBody: body.isEmpty ? nil : CassetteBody(redactedBody(body, contentType: contentType))
         )
     }
 
