@@ -28,7 +28,7 @@ extension AsyncHTTPClientAdapter {
         )
         let logger = Self.clientLogger(env.logger)
         let limit = request.options.maxBufferedBodySize
-        let progress = env.progress
+        let progress = env
         let method = request.method
 
         try env.cancellation.check()
@@ -36,15 +36,15 @@ extension AsyncHTTPClientAdapter {
             // Cancelled before it began: nothing is sent.
             try Task.checkCancellation()
             let response = try await client.execute(clientRequest, deadline: .distantFuture, logger: logger)
-            let expected = TransferProgressReporter.expectedBodyLength(
+            let expected = TransferProgress.expectedBodyLength(
                 method: method,
                 status: Int(response.status.code),
                 contentLength: response.headers.first(name: "content-length")
             )
-            progress.received(0, of: expected)
+            progress.reportProgress(received: 0, of: expected)
             var body = ByteBuffer()
             for try await part in response.body {
-                progress.received(Int64(body.readableBytes + part.readableBytes), of: expected)
+                progress.reportProgress(received: Int64(body.readableBytes + part.readableBytes), of: expected)
                 guard body.append(part, upTo: limit) else { throw BodyTooLarge(limit: limit) }
             }
             return Answer(status: response.status, headers: response.headers, version: response.version, body: body)

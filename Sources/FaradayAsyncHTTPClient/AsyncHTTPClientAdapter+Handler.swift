@@ -1,15 +1,7 @@
 import Faraday
 
 extension AsyncHTTPClientAdapter {
-    /// Installs an ``AsyncHTTPClientAdapter`` when used: `connection.use(handler:
-    /// AsyncHTTPClientAdapter.Handler())`, as the original Swift Faraday installed its adapter.
-    public struct Handler: AdapterHandler {
-        /// The adapter it installs.
-        public let adapter: any Adapter
-
-        /// A handler for a new adapter with `configuration`.
-        public init(configuration: Configuration = Configuration()) {
-            adapter = AsyncHTTPClientAdapter(configuration: configuration)
-        }
-    }
+    /// The adapter itself, by the name the original Swift Faraday gave adapters:
+    /// `connection.use(handler: AsyncHTTPClientAdapter.Handler())`.
+    public typealias Handler = AsyncHTTPClientAdapter
 }

@@ -220,7 +220,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
             base: tlsBase
         )
         let streams = request.options.streaming != nil
-        let delegate = ResponseDelegate(streams: streams, request: request, progress: env.progress)
+        let delegate = ResponseDelegate(streams: streams, request: request, progress: env)
         let deadline = request.options.timeout.map { NIODeadline.now() + TimeAmount($0) }
 
         try env.cancellation.check()

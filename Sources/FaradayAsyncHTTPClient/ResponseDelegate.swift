@@ -39,12 +39,12 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
     private let state = Locked(State())
     private let streams: Bool
     private let maxBufferedBodySize: Int
-    private let progress: TransferProgressReporter
+    private let progress: Env
     /// The request body's length, when known.
     private let uploadLength: Int64?
     private let method: HTTPRequest.Method
 
-    init(streams: Bool, request: Request, progress: TransferProgressReporter) {
+    init(streams: Bool, request: Request, progress: Env) {
         self.streams = streams
         self.maxBufferedBodySize = request.options.maxBufferedBodySize
         self.progress = progress
@@ -96,16 +96,16 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
             state.sent += Int64(part.readableBytes)
             return state.sent
         }
-        progress.sent(sent, of: uploadLength)
+        progress.reportProgress(sent: sent, of: uploadLength)
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        let expected = TransferProgressReporter.expectedBodyLength(
+        let expected = TransferProgress.expectedBodyLength(
             method: method,
             status: Int(head.status.code),
             contentLength: head.headers.first(name: "content-length")
         )
-        progress.received(0, of: expected)
+        progress.reportProgress(received: 0, of: expected)
         let waiter = state.withLock { state -> CheckedContinuation<Head, any Error>? in
             state.head = head
             state.expected = expected
@@ -122,7 +122,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
             state.received += Int64(buffer.readableBytes)
             return (state.received, state.expected)
         }
-        progress.received(received, of: expected)
+        progress.reportProgress(received: received, of: expected)
         guard streams else {
             let fits = state.withLock { $0.buffered.append(buffer, upTo: maxBufferedBodySize) }
             if !fits { task.fail(reason: BodyTooLarge(limit: maxBufferedBodySize)) }

@@ -10,7 +10,7 @@ extension AdapterConformance {
     @Suite(.timeLimit(.minutes(1))) struct ResponseDelegateTests {
         private func delegate(streams: Bool) throws -> ResponseDelegate {
             let env = Env(request: Request(method: .get, url: try #require(URL(string: "http://127.0.0.1/"))))
-            return ResponseDelegate(streams: streams, request: env.request, progress: env.progress)
+            return ResponseDelegate(streams: streams, request: env.request, progress: env)
         }
 
         @Test(arguments: [true, false])

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Faraday
 
-/// The progress a custom adapter reports through `env.progress`, as the handle passes it on.
+/// The progress a custom adapter reports through `env.reportProgress`, as the handle passes it on.
 @Suite struct TransferProgressTests {
     /// An adapter that reports the steps it is given, then answers 200 with `body`.
     private struct ReportingAdapter: Adapter {
@@ -15,8 +15,8 @@ import Testing
         var gate: AsyncStream<Void>?
 
         func call(_ env: Env) async throws(FaradayError) -> Completions {
-            for (sent, total) in uploads { env.progress.sent(sent, of: total) }
-            for (received, total) in downloads { env.progress.received(received, of: total) }
+            for (sent, total) in uploads { env.reportProgress(sent: sent, of: total) }
+            for (received, total) in downloads { env.reportProgress(received: received, of: total) }
             if let gate { for await _ in gate {} }
             if fails { throw FaradayError(.connectionFailed, "cut") }
             var completion = env
@@ -136,7 +136,7 @@ import Testing
     func theExpectedLengthOfAResponseBody(_ method: String, _ status: Int, _ length: String?, _ expected: Int64?) {
         let method = HTTPRequest.Method(method)!
         #expect(
-            TransferProgressReporter.expectedBodyLength(method: method, status: status, contentLength: length)
+            TransferProgress.expectedBodyLength(method: method, status: status, contentLength: length)
                 == expected
         )
     }

@@ -103,6 +103,6 @@ extension Connection {
         }
         var env = Env(request: consume request)
         env.bodyEncoders = stack.encoders
-        return Response(startEnv: env, background: background) { [env] in try await start(stack.app, env) }
+        return Response(startEnv: env) { [env] in try await start(stack.app, env) }
     }
 }

@@ -66,7 +66,6 @@ public final class Connection: Sendable {
     /// The defaults of every request (URL, headers, params, options), under their lock.
     let defaults: Locked<Defaults>
     private let stack: Locked<Stack>
-    let background = BackgroundCalls()
 
     /// Creates a connection with no middleware, on the default adapter (``URLSessionAdapter``,
     /// unless an adapter's handler, `use(handler: SomeAdapter.Handler())`, installs another); `Connection()` then `connection.url = …` as
@@ -209,14 +208,15 @@ public final class Connection: Sendable {
         try use(handler)
     }
 
-    /// Sets the adapter from its handler; see `RackBuilder.use(_:)`.
-    public func use(_ handler: any AdapterHandler) throws(FaradayError) {
-        try editStack { $0.use(handler) }
+    /// Sets the adapter; see ``RackBuilder/adapter``.
+    public func use(_ adapter: any Adapter) throws(FaradayError) {
+        try editStack { $0.adapter = adapter }
     }
 
-    /// Sets the adapter from its handler (the original Swift Faraday spelling).
-    public func use(handler: any AdapterHandler) throws(FaradayError) {
-        try use(handler)
+    /// Sets the adapter (the original Swift Faraday spelling,
+    /// `use(handler: URLSessionAdapter.Handler())`).
+    public func use(handler adapter: any Adapter) throws(FaradayError) {
+        try use(adapter)
     }
 
     /// Inserts a handler at `index` (0 is the outermost); see ``RackBuilder/insert(_:at:)``.
@@ -247,11 +247,10 @@ public final class Connection: Sendable {
     }
 
     /// Clears the state of every middleware that keeps some (token stores forget credentials,
-    /// cookie jars empty, caches drop entries): the handlers that are ``Resettable``. Use it at
+    /// cookie jars empty, caches drop entries): ``Handler/reset()`` of every handler. Use it at
     /// logout or when switching accounts; calls in flight finish with the state they started with.
     public func reset() {
-        let handlers = stack.withLock { $0.builder.handlers }
-        for case let resettable as any Resettable in handlers { resettable.reset() }
+        for handler in stack.withLock({ $0.builder.handlers }) { handler.reset() }
     }
 
     /// The folded stack, built and locked on first use.

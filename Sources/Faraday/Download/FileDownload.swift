@@ -101,7 +101,7 @@ struct FileDownload: Sendable {
     ) async throws(FaradayError) -> Outcome {
         defer { try? file.close() }
         var written = offset
-        env.progress.received(written, of: total)
+        env.reportProgress(received: written, of: total)
         while true {
             let frame: Env
             do throws(FaradayError) {
@@ -129,7 +129,7 @@ struct FileDownload: Sendable {
                 throw FaradayError(.storageFailed, "Cannot write the download: \(error.localizedDescription)")
             }
             written += Int64(frame.body.count)
-            env.progress.received(written, of: total)
+            env.reportProgress(received: written, of: total)
         }
     }
 

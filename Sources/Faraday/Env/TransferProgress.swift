@@ -31,25 +31,10 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Where an adapter reports the bytes it sends and receives: ``Env/progress``.
-///
-/// Adapters report absolute counts for the attempt they run (a retried or redirected call
-/// starts counting again); reporting costs a lock and nothing else when nobody observes.
-public struct TransferProgressReporter: Sendable {
-    let cancellation: CancellationToken
-
-    /// The request body's bytes sent so far, and its length when known.
-    public func sent(_ bytes: Int64, of total: Int64?) {
-        cancellation.progressHub?.report(.upload, TransferProgress(completedBytes: bytes, totalBytes: total))
-    }
-
-    /// The response body's bytes received so far, and its length when known.
-    public func received(_ bytes: Int64, of total: Int64?) {
-        cancellation.progressHub?.report(.download, TransferProgress(completedBytes: bytes, totalBytes: total))
-    }
-
-    /// The length of a response body as its head announces it: none after `HEAD` or with a status
-    /// that has no body (1xx, 204, 304), else its `Content-Length` when valid.
+extension TransferProgress {
+    /// The length of a response body as its head announces it, for an adapter's download
+    /// progress: none after `HEAD` or with a status that has no body (1xx, 204, 304), else its
+    /// `Content-Length` when valid.
     public static func expectedBodyLength(method: HTTPRequest.Method, status: Int, contentLength: String?) -> Int64? {
         if method == .head || (100..<200).contains(status) || status == 204 || status == 304 { return 0 }
         return contentLength.flatMap { Int64(asciiDigits: $0) }
@@ -57,7 +42,18 @@ public struct TransferProgressReporter: Sendable {
 }
 
 extension Env {
-    /// Where an adapter reports transfer progress, for ``Response/uploadProgress`` and
-    /// ``Response/downloadProgress``.
-    public var progress: TransferProgressReporter { TransferProgressReporter(cancellation: cancellation) }
+    /// Reports the request body's bytes sent so far, and its length when known, for
+    /// ``Response/uploadProgress``.
+    ///
+    /// An adapter reports absolute counts for the attempt it runs (a retried or redirected call
+    /// starts counting again); reporting costs a lock and nothing else when nobody observes.
+    public func reportProgress(sent bytes: Int64, of total: Int64?) {
+        cancellation.progressHub?.report(.upload, TransferProgress(completedBytes: bytes, totalBytes: total))
+    }
+
+    /// Reports the response body's bytes received so far, and its length when known, for
+    /// ``Response/downloadProgress``; see ``reportProgress(sent:of:)``.
+    public func reportProgress(received bytes: Int64, of total: Int64?) {
+        cancellation.progressHub?.report(.download, TransferProgress(completedBytes: bytes, totalBytes: total))
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension Response {
     /// The completions of a call as an asynchronous sequence; see ``Response/completions``.
     ///
@@ -23,7 +25,7 @@ extension Response {
 
             private enum Mode {
                 case notStarted
-                case driving(Completions, AbandonGuard)
+                case pulling(Completions, AbandonGuard)
                 case following(AsyncThrowingStream<Env, any Error>.AsyncIterator)
                 case done
             }
@@ -37,17 +39,16 @@ extension Response {
             public mutating func next() async throws(FaradayError) -> Env? {
                 switch mode {
                 case .notStarted:
-                    switch await response.acquire() {
-                    case .driver(let completions):
-                        mode = .driving(completions, AbandonGuard(response: response))
-                    case .follower:
+                    if let completions = await response.claimPull() {
+                        mode = .pulling(completions, AbandonGuard(response: response))
+                    } else {
                         mode = .following(response.follow().makeAsyncIterator())
                     }
                     return try await next()
-                case .driving(let completions, let abandonGuard):
+                case .pulling(let completions, let abandonGuard):
                     mode = .done
                     guard let env = try await response.step(completions) else { return nil }
-                    if !env.isFinal { mode = .driving(completions, abandonGuard) }
+                    if !env.isFinal { mode = .pulling(completions, abandonGuard) }
                     return env
                 case .following(var iterator):
                     mode = .done
@@ -79,5 +80,49 @@ private final class AbandonGuard {
     init(response: Response) { self.response = response }
     deinit {
         if !response.isFinished { response.abandon() }
+    }
+}
+
+/// A second loop over one handle's completions: one more callback, which follows the loop that
+/// pulls the call through a bounded buffer and leaves the call as soon as it ends or is dropped.
+extension Response {
+    /// The most completions a following loop may fall behind the loop that pulls the call: past
+    /// it, the follower gets what it has not read yet, then ``FaradayError/Code/bodyTooLarge``,
+    /// rather than hold every frame of a long stream.
+    static let followerBacklog = 256
+
+    /// A following loop's completions from now on.
+    func follow() -> AsyncThrowingStream<Env, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Env, any Error>.makeStream(
+            bufferingPolicy: .bufferingOldest(Self.followerBacklog)
+        )
+        let id = state.withLock { state in
+            state.lastFollowerID += 1
+            return state.lastFollowerID
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { $0.callbacks.removeAll { $0.id == id } }
+        }
+        addCallback(id: id) { env in
+            if env.isFinal, let error = env.error { return continuation.finish(throwing: error) }
+            guard case .dropped = continuation.yield(env) else {
+                if env.isFinal { continuation.finish() }
+                return
+            }
+            continuation.finish(
+                throwing: FaradayError(
+                    .bodyTooLarge,
+                    "This loop over the completions fell more than \(Self.followerBacklog) completions behind the loop that pulls the call.",
+                    method: env.request.method,
+                    url: env.request.url
+                )
+            )
+        }
+        return stream
+    }
+
+    /// The loops following the call now, for tests.
+    var followerCount: Int {
+        state.withLock { state in state.callbacks.count { $0.id != 0 } }
     }
 }

@@ -12,7 +12,8 @@ extension Response {
     public func wait(timeout: Duration? = nil) throws(FaradayError) -> Env {
         let done = DispatchSemaphore(value: 0)
         let result = Locked<Env?>(nil)
-        observeFinish { env in
+        addCallback { env in
+            guard env.isFinal else { return }
             result.withLock { $0 = env }
             done.signal()
         }

@@ -29,63 +29,63 @@ import Foundation
 public final class Response: Sendable {
     typealias Start = @Sendable () async throws -> Completions
 
-    let state: Locked<CallState>
+    let state: Locked<State>
     /// The env the call starts from: its request and its cancellation, and the env of a call
     /// that fails before its response.
     let startEnv: Env
-    /// Where an unconsumed handle's call goes to run: its connection's.
-    private let background: BackgroundCalls?
 
     /// The call's cancellation.
     var cancellation: CancellationToken { startEnv.cancellation }
     /// The request, for the errors of a call that failed before its response.
     var request: Request { startEnv.request }
 
-    init(startEnv: Env, background: BackgroundCalls?, start: @escaping Start) {
+    init(startEnv: Env, start: @escaping Start) {
         self.startEnv = startEnv
-        self.background = background
-        self.state = Locked(CallState(phase: .idle(CallState.Starter(start: start))))
+        self.state = Locked(State(phase: .notStarted(State.Starter(start: start))))
     }
 
     /// A handle for a call that failed before it could start (a bad URL or method).
     init(request: Request, failure: FaradayError) {
         let cancellation = CancellationToken()
         self.startEnv = Env(request: request, cancellation: cancellation)
-        self.background = nil
         var env = startEnv
         env.error = failure.attaching(request)
         env.phase = .final
-        self.state = Locked(CallState(phase: .finished(env)))
+        self.state = Locked(State(phase: .finished(env)))
         cancellation.endProgress(success: false)
     }
 
     deinit {
         switch state.withLock({ $0.phase }) {
-        case .idle(let starter):
-            // Nobody consumed the handle: the request is sent all the same, and its progress
-            // observers see the end when it ends.
-            let cancellation = cancellation
-            background?.run {
-                do {
-                    let completions = try await starter.start()
-                    return completions.onComplete { env in
-                        if env.isFinal { cancellation.endProgress(success: true) }
-                    }.mapErrors { error in
-                        cancellation.endProgress(success: false)
-                        return error
-                    }
-                } catch {
-                    cancellation.endProgress(success: false)
-                    throw error
-                }
-            }
-        case .ready:
-            // Nobody will pull the response whose head arrived: dropping it below ends it for
-            // every layer; the token stops whatever else the call holds (timers, waits).
+        case .notStarted(let starter):
+            // Nobody consumed the handle: the request is sent all the same, in a task of its own,
+            // and its progress observers see the end when it ends.
+            Self.runInBackground(starter.start, cancellation: cancellation)
+        case .running:
+            // Every consumer holds the handle while it pulls, so nobody pulls the response whose
+            // head arrived: dropping it below ends it for every layer; the token stops whatever
+            // else the call holds (timers, waits).
             cancellation.cancel()
             cancellation.endProgress(success: false)
-        case .starting, .pulling, .finished:
+        case .finished:
             break
+        }
+    }
+
+    /// Runs the call of a handle dropped unconsumed to its end, every layer's hooks included (the
+    /// original Swift Faraday sends a request whether or not its handle is used).
+    private static func runInBackground(_ start: @escaping Start, cancellation: CancellationToken) {
+        Task {
+            var succeeded = false
+            if let completions = try? await start() {
+                while let env = try? await completions.next() {
+                    if env.isFinal {
+                        succeeded = true
+                        break
+                    }
+                }
+            }
+            cancellation.endProgress(success: succeeded)
         }
     }
 
@@ -97,7 +97,7 @@ public final class Response: Sendable {
     /// - Throws: the ``FaradayError`` that ended the call.
     public var value: Env {
         get async throws(FaradayError) {
-            if case .driver(let completions) = await acquire() {
+            if let completions = await claimPull() {
                 while let env = try await step(completions) {
                     if env.isFinal { return env }
                 }
@@ -112,7 +112,7 @@ public final class Response: Sendable {
     /// ``completions`` or callbacks.
     public var head: Env {
         get async throws(FaradayError) {
-            await startIfIdle()
+            if let starter = claimStart(toPull: false) { _ = await start(starter) }
             return try await awaitHead()
         }
     }
@@ -125,19 +125,23 @@ public final class Response: Sendable {
     /// Calls `callback` with every completion, in order; starts the call if nobody has.
     @discardableResult
     public func onComplete(_ callback: @escaping @Sendable (Env) -> Void) -> Response {
-        register(.complete(callback))
+        register(callback)
     }
 
     /// Calls `callback` with the final env when the call succeeds; starts the call if nobody has.
     @discardableResult
     public func onSuccess(_ callback: @escaping @Sendable (Env) -> Void) -> Response {
-        register(.success(callback))
+        register { env in
+            if env.isFinal && env.error == nil { callback(env) }
+        }
     }
 
     /// Calls `callback` with the error when the call fails; starts the call if nobody has.
     @discardableResult
     public func onFailure(_ callback: @escaping @Sendable (FaradayError) -> Void) -> Response {
-        register(.failure(callback))
+        register { env in
+            if let error = env.error, env.isFinal { callback(error) }
+        }
     }
 
     /// Cancels the call: the adapter stops, every layer sees ``FaradayError/Code/cancelled`` as
@@ -146,12 +150,11 @@ public final class Response: Sendable {
         cancellation.cancel()
         let (task, pending) = state.withLock { state -> (Task<Void, Never>?, Completions??) in
             switch state.phase {
-            case .idle: return (state.driver, .some(nil))
-            case .ready(let completions): return (state.driver, completions)
+            case .notStarted: return (state.driver, .some(nil))
             // A consumer between two pulls may never pull again: end the call here. One inside a
-            // pull ends it itself, once the adapter stops or its callbacks return.
-            case .pulling(let completions): return (state.driver, state.isStepping ? nil : completions)
-            case .starting, .finished: return (state.driver, nil)
+            // pull (or still starting) ends it itself, once the adapter stops or its callbacks return.
+            case .running: return (state.driver, state.isStepping ? nil : state.completions.map { .some($0) })
+            case .finished: return (state.driver, nil)
             }
         }
         task?.cancel()
@@ -166,4 +169,58 @@ public final class Response: Sendable {
     }
 
     static let cancelledError = FaradayError(.cancelled, "The request was cancelled.")
+}
+
+extension Response {
+    /// Where a call is, and who waits for it: the handle's one state, under one lock.
+    struct State {
+        enum Phase {
+            /// Nobody has consumed the handle; holds the stack to run.
+            case notStarted(Starter)
+            /// A consumer has started the stack; ``completions`` is set once the head is known.
+            case running
+            /// The final env (with ``Env/error`` set when the call failed).
+            case finished(Env)
+        }
+
+        /// The stack to run, in a struct so that taking it out of the lock copies no closure thunk.
+        struct Starter {
+            let start: Start
+        }
+
+        /// Someone who wants every completion: a callback, or a second loop over the completions.
+        struct Callback {
+            /// Tells a loop's callback apart, so that it can leave; 0 for the others.
+            let id: Int
+            let run: @Sendable (Env) -> Void
+        }
+
+        var phase: Phase
+        /// The response, once its head is known.
+        var completions: Completions?
+        /// A consumer has the right to pull the completions (an awaited ``value``, the first loop,
+        /// or the task that runs the call for callbacks).
+        var isPulled = false
+        /// That consumer is inside a pull, or running the callbacks: ``cancel()`` leaves the end to it.
+        var isStepping = false
+        var callbacks: [Callback] = []
+        /// Someone who waits for the head (or the failure that ends the call without one).
+        typealias HeadWaiter = @Sendable (Result<Env, FaradayError>) -> Void
+
+        var headWaiters: [HeadWaiter] = []
+        /// The id of the next loop that follows the one that pulls.
+        var lastFollowerID = 0
+        /// The task that runs the call for callbacks and `wait`, when one does.
+        var driver: Task<Void, Never>?
+
+        /// The env with status and headers, once the head is known.
+        var head: Env? {
+            if let completions { return completions.head }
+            guard case .finished(let env) = phase, env.response != nil else { return nil }
+            var head = env
+            head.response?.body = Data()
+            head.phase = .request
+            return head
+        }
+    }
 }

@@ -18,6 +18,11 @@ public protocol App: Sendable {
 /// decodes a compressed body itself (URLSession does, for the gzip ``Decompression`` asks for),
 /// the adapter removes `Content-Encoding` and `Content-Length`, so that the stack sees one plain
 /// body whatever the adapter.
+///
+/// Set it with `builder.adapter = URLSessionAdapter()`, or with the original Swift Faraday's
+/// spelling, `connection.use(handler: URLSessionAdapter.Handler())`, where an adapter's `Handler`
+/// is the adapter itself. It is no ``Handler``: it adds no layer, so nothing can put an adapter
+/// mid-stack.
 public protocol Adapter: App {}
 
 /// Builds one middleware around the app below it. A connection's stack is a list of handlers.
@@ -33,11 +38,21 @@ public protocol Handler: Sendable {
     /// place it belongs when it cannot. The default accepts any place; a handler implements it
     /// only for an order that cannot work, never for a mere choice (per call or per attempt).
     func checkPlacement(in handlers: [any Handler], at index: Int) throws(FaradayError)
+
+    /// Forgets the state the middleware keeps across requests and that a logout or an account
+    /// switch must clear (credentials, cookies, cached responses); ``Connection/reset()`` calls it
+    /// on every handler. Calls already in flight finish with the state they started with: what
+    /// they bring back after the reset (a refreshed token, a `Set-Cookie`) is not stored. The
+    /// default does nothing.
+    func reset()
 }
 
 extension Handler {
     /// Any place will do.
     public func checkPlacement(in handlers: [any Handler], at index: Int) throws(FaradayError) {}
+
+    /// No state to forget.
+    public func reset() {}
 }
 
 /// A handler whose middleware encodes one kind of value body into bytes (a JSON value, a form,
@@ -59,13 +74,4 @@ extension BodyEncodingHandler {
         guard env.request.body.value != nil else { return }
         try encodeBody(of: &env.request)
     }
-}
-
-/// An adapter's handler: the original Swift Faraday's spelling of setting the adapter,
-/// `connection.use(handler: URLSessionAdapter.Handler())`, which says what
-/// `builder.adapter = URLSessionAdapter()` says. It is not a ``Handler``: it adds no layer, and
-/// only `RackBuilder.use(_:)` takes it, so nothing can put an adapter mid-stack.
-public protocol AdapterHandler: Sendable {
-    /// The adapter to install.
-    var adapter: any Adapter { get }
 }

@@ -24,9 +24,10 @@ public struct RackBuilder: Sendable {
         handlers.append(handler)
     }
 
-    /// Sets the adapter from its handler: the original Swift Faraday's spelling of ``adapter``.
-    public mutating func use(_ handler: any AdapterHandler) {
-        adapter = handler.adapter
+    /// Sets the adapter: the original Swift Faraday's spelling of ``adapter``
+    /// (`use(URLSessionAdapter.Handler())`).
+    public mutating func use(_ adapter: any Adapter) {
+        self.adapter = adapter
     }
 
     /// Inserts a handler at `index` (0 is the outermost).

@@ -60,14 +60,15 @@ final class URLSessionTaskBridge: Sendable {
     let pinning: PinningPolicy?
     /// A file to delete when the task ends (a spooled upload).
     let temporaryFile: URL?
-    private let progress: TransferProgressReporter
+    /// Where progress is reported.
+    private let progress: Env
     private let method: HTTPRequest.Method
     /// The request body's length, when known.
     private let uploadLength: Int64?
 
     init(env: Env, temporaryFile: URL?) {
         let options = env.request.options
-        self.progress = env.progress
+        self.progress = env
         self.method = env.request.method
         self.uploadLength = env.request.body.length.map(Int64.init)
         self.streams = options.streaming != nil
@@ -176,7 +177,7 @@ final class URLSessionTaskBridge: Sendable {
     // MARK: Delegate side
 
     func didSend(_ totalBytesSent: Int64) {
-        progress.sent(totalBytesSent, of: uploadLength)
+        progress.reportProgress(sent: totalBytesSent, of: uploadLength)
     }
 
     func didReceive(response: HTTPURLResponse) {
@@ -184,12 +185,12 @@ final class URLSessionTaskBridge: Sendable {
         // no total for it.
         let isDecoded =
             URLSessionAdapter.platformDecoding(response.value(forHTTPHeaderField: "Content-Encoding")) != .asSent
-        let expected = TransferProgressReporter.expectedBodyLength(
+        let expected = TransferProgress.expectedBodyLength(
             method: method,
             status: response.statusCode,
             contentLength: isDecoded ? nil : response.value(forHTTPHeaderField: "Content-Length")
         )
-        progress.received(0, of: expected)
+        progress.reportProgress(received: 0, of: expected)
         let waiter = state.withLock { state -> CheckedContinuation<Head, any Error>? in
             state.response = response
             state.expected = expected
@@ -226,7 +227,7 @@ final class URLSessionTaskBridge: Sendable {
             return (state.received, state.expected)
         }
         guard let (received, expected) = counts else { return true }
-        progress.received(received, of: expected)
+        progress.reportProgress(received: received, of: expected)
         guard streams else {
             return state.withLock { state in
                 state.lastActivity = .now

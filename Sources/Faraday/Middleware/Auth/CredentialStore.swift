@@ -22,7 +22,7 @@ import Foundation
 ///                            expiresIn: .seconds(reply.expiresIn))
 /// }
 /// ```
-public final class CredentialStore: Resettable {
+public final class CredentialStore: Sendable {
     /// Renews a credential; it receives the current one.
     public typealias Refresh = @Sendable (OAuthCredential) async throws -> OAuthCredential
 

@@ -24,7 +24,7 @@ public struct TokenRefresh: Middleware {
     @TaskLocal static var isRefreshing = false
 
     /// Builds ``TokenRefresh``.
-    public struct Handler: Faraday.Handler, Resettable {
+    public struct Handler: Faraday.Handler {
         /// Where the credential lives.
         public var store: CredentialStore
         /// Puts a credential in a request; by default `Authorization: Bearer <accessToken>`.

@@ -28,7 +28,7 @@ public struct HTTPCache: Middleware {
     let handler: Handler
 
     /// Configures ``HTTPCache``.
-    public struct Handler: Faraday.Handler, Resettable {
+    public struct Handler: Faraday.Handler {
         /// Where responses are kept.
         public var store: any CacheStore
         /// The rules of freshness.

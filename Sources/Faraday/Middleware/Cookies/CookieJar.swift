@@ -14,7 +14,7 @@ import Foundation
 /// replace or delete a `Secure` cookie. `Max-Age` wins over `Expires`, and `Max-Age=0` deletes.
 /// A hostile server cannot grow it without bound: at most ``maximumCookiesPerDomain`` cookies a
 /// domain and ``maximumCookies`` in all, the oldest going first.
-public final class CookieJar: Resettable {
+public final class CookieJar: Sendable {
     /// The most cookies kept for one domain.
     public static let maximumCookiesPerDomain = 50
     /// The most cookies kept in all.

@@ -17,7 +17,7 @@ public struct Cookies: Middleware {
     public let handler: Handler
 
     /// Builds ``Cookies``.
-    public struct Handler: Faraday.Handler, Resettable {
+    public struct Handler: Faraday.Handler {
         /// The jar.
         public var jar: CookieJar
 
