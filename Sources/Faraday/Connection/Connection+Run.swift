@@ -36,7 +36,9 @@ extension Connection {
             configure: configure
         )
         if let failure { return Response(request: request, failure: failure) }
-        return run(consume request)
+        // Without `configure`, the request is as `makeRequest` made it from the defaults.
+        guard configure == nil else { return run(consume request) }
+        return send(consume request) { app, env in try await app.call(env) }
     }
 
     /// The request the verbs send, and the error that stopped building it, if one did.
@@ -95,6 +97,14 @@ extension Connection {
         if request.options.credentialOrigins.isEmpty { request.options.credentialOrigins = origin }
         // Again after `configure` and endpoints had their say on the URL and its origins.
         request.dropDefaultCredentials(defaultHeaders, params: defaultParams)
+        return send(consume request, start: start)
+    }
+
+    /// Sends a request whose credentials are settled through the stack, and returns its handle.
+    private func send(
+        _ request: consuming Request,
+        start: @escaping @Sendable (any App, Env) async throws -> Completions
+    ) -> Response {
         let stack: BuiltStack
         do {
             stack = try builtStack()
@@ -103,6 +113,6 @@ extension Connection {
         }
         var env = Env(request: consume request)
         env.bodyEncoders = stack.encoders
-        return Response(startEnv: env) { [env] in try await start(stack.app, env) }
+        return Response(startEnv: env, app: stack.app, start: start)
     }
 }

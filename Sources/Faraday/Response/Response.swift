@@ -27,7 +27,9 @@ import Foundation
 /// A handle dropped after its head arrived, a loop left early and ``cancel()`` all end the call
 /// with ``FaradayError/Code/cancelled``, which every layer of the stack sees as its terminal event.
 public final class Response: Sendable {
-    typealias Start = @Sendable () async throws -> Completions
+    /// Runs a call's stack (calls `app` once or several times) and returns the completions the
+    /// handle hands out.
+    typealias Start = @Sendable (_ app: any App, _ env: Env) async throws -> Completions
 
     let state: Locked<State>
     /// The env the call starts from: its request and its cancellation, and the env of a call
@@ -39,9 +41,9 @@ public final class Response: Sendable {
     /// The request, for the errors of a call that failed before its response.
     var request: Request { startEnv.request }
 
-    init(startEnv: Env, start: @escaping Start) {
+    init(startEnv: Env, app: any App, start: @escaping Start) {
         self.startEnv = startEnv
-        self.state = Locked(State(phase: .notStarted(State.Starter(start: start))))
+        self.state = Locked(State(phase: .notStarted(State.Starter(app: app, start: start))))
     }
 
     /// A handle for a call that failed before it could start (a bad URL or method).
@@ -60,7 +62,7 @@ public final class Response: Sendable {
         case .notStarted(let starter):
             // Nobody consumed the handle: the request is sent all the same, in a task of its own,
             // and its progress observers see the end when it ends.
-            Self.runInBackground(starter.start, cancellation: cancellation)
+            Self.runInBackground(starter, env: startEnv)
         case .running:
             // Every consumer holds the handle while it pulls, so nobody pulls the response whose
             // head arrived: dropping it below ends it for every layer; the token stops whatever
@@ -74,10 +76,10 @@ public final class Response: Sendable {
 
     /// Runs the call of a handle dropped unconsumed to its end, every layer's hooks included (the
     /// original Swift Faraday sends a request whether or not its handle is used).
-    private static func runInBackground(_ start: @escaping Start, cancellation: CancellationToken) {
+    private static func runInBackground(_ starter: State.Starter, env: Env) {
         Task {
             var succeeded = false
-            if let completions = try? await start() {
+            if let completions = try? await starter.start(starter.app, env) {
                 while let env = try? await completions.next() {
                     if env.isFinal {
                         succeeded = true
@@ -85,7 +87,7 @@ public final class Response: Sendable {
                     }
                 }
             }
-            cancellation.endProgress(success: succeeded)
+            env.cancellation.endProgress(success: succeeded)
         }
     }
 
@@ -183,8 +185,10 @@ extension Response {
             case finished(Env)
         }
 
-        /// The stack to run, in a struct so that taking it out of the lock copies no closure thunk.
+        /// The stack to run and how, in a struct so that taking it out of the lock copies no
+        /// closure thunk.
         struct Starter {
+            let app: any App
             let start: Start
         }
 

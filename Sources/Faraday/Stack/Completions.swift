@@ -35,7 +35,7 @@ public struct Completions: @unchecked Sendable {
         deinit {
             // Nobody will pull what is left: every layer that has not seen the end sees it now.
             let (hooks, body, head) = withLock { state in
-                (state.isEnded ? [] : state.hooks, state.isEnded ? nil : state.body, state.head)
+                (state.isEnded ? [] : state.hooks, state.isEnded ? nil : state.body, state.readHead())
             }
             guard let body else { return }
             body.stop?()
@@ -44,21 +44,46 @@ public struct Completions: @unchecked Sendable {
     }
 
     private struct State {
+        /// The head; for a buffered response until someone reads the head, the whole final
+        /// completion (``Completions/buffered(_:)``), so that the common call copies no env.
         var head: Env
+        /// `head` holds the final completion of a buffered response, not the head.
+        var headIsFinal: Bool
         var body: Body
         var transforms: [any BodyTransform] = []
         var hooks: [Hook] = []
         var reader: Reader?
         var isEnded = false
 
-        /// The reader (made on the first pull) and the head to make the next completion from.
-        mutating func takeReader() -> (Reader, Env)? {
+        /// The head: status and headers, no body.
+        mutating func readHead() -> Env {
+            if headIsFinal {
+                headIsFinal = false
+                Completions.clearBody(of: &head)
+            }
+            return head
+        }
+
+        /// What the next pull reads: the final completion as it is (a buffered response that no
+        /// transform or framer rewrites, which ends the completions), or the reader (made on the
+        /// first pull) and the head to make the next completion from.
+        mutating func takeNext() -> Next? {
             guard !isEnded else { return nil }
+            if headIsFinal && transforms.isEmpty && head.request.options.streaming == nil {
+                isEnded = true
+                return .final(head, hooks)
+            }
             if let reader {
                 self.reader = nil
-                return (reader, head)
+                return .read(reader, head)
             }
-            return (Reader(body: body, transforms: transforms, head: head), head)
+            let head = readHead()
+            return .read(Reader(body: body, transforms: transforms, head: head), head)
+        }
+
+        enum Next {
+            case final(Env, [Hook])
+            case read(Reader, Env)
         }
     }
 
@@ -74,11 +99,15 @@ public struct Completions: @unchecked Sendable {
     }
 
     private init(head: consuming Env, body: Body) {
-        // Changed only where it differs: a change to an env whose fields another env shares
-        // copies them first.
-        if head.phase != .request { head.phase = .request }
-        if head.response?.body.isEmpty == false { head.response?.body = Data() }
-        storage = Storage.make(State(head: head, body: body))
+        Self.clearBody(of: &head)
+        storage = Storage.make(State(head: head, headIsFinal: false, body: body))
+    }
+
+    /// Makes `env` a head: no body, on the way down. Changed only where it differs: a change to
+    /// an env whose fields another env shares copies them first.
+    fileprivate static func clearBody(of env: inout Env) {
+        if env.phase != .request { env.phase = .request }
+        if env.response?.body.isEmpty == false { env.response?.body = Data() }
     }
 
     // MARK: Making
@@ -86,7 +115,12 @@ public struct Completions: @unchecked Sendable {
     /// A buffered response: `env` holds the status, headers and the whole body.
     public static func buffered(_ env: consuming Env) -> Completions {
         let body = env.response?.body ?? Data()
-        return Completions(head: env, body: .whole(body))
+        if env.phase != .final { env.phase = .final }
+        return Completions(storage: Storage.make(State(head: env, headIsFinal: true, body: .whole(body))))
+    }
+
+    private init(storage: Storage) {
+        self.storage = storage
     }
 
     /// A streamed response: `head` holds status and headers, `body` the bytes, whose pieces are
@@ -116,8 +150,13 @@ public struct Completions: @unchecked Sendable {
     /// A middleware's ``Middleware/call(_:)`` may change it (``Decompression`` removes
     /// `Content-Encoding`); every completion is made from it.
     public var head: Env {
-        get { storage.withLock { $0.head } }
-        nonmutating set { storage.withLock { $0.head = newValue } }
+        get { storage.withLock { $0.readHead() } }
+        nonmutating set {
+            storage.withLock { state in
+                state.head = newValue
+                state.headIsFinal = false
+            }
+        }
     }
 
     /// Rewrites the body's bytes before they are cut into frames and reach any hook, for
@@ -161,7 +200,7 @@ public struct Completions: @unchecked Sendable {
 
     func add(_ hook: Hook) {
         let head = storage.withLock { state -> Env? in
-            if state.isEnded { return state.head }
+            if state.isEnded { return state.readHead() }
             // Room for the hooks of a deep stack, so that the list is made once.
             if state.hooks.isEmpty { state.hooks.reserveCapacity(16) }
             state.hooks.append(hook)
@@ -177,7 +216,7 @@ public struct Completions: @unchecked Sendable {
         storage.withLock { state in
             guard !state.isEnded else { return nil }
             state.isEnded = true
-            return (state.hooks, state.body, state.head)
+            return (state.hooks, state.body, state.readHead())
         }
     }
 
@@ -186,7 +225,12 @@ public struct Completions: @unchecked Sendable {
     /// The next completion with every hook run on it; `nil` once the completions have ended.
     /// One consumer pulls at a time.
     func next() async throws(FaradayError) -> Env? {
-        guard var (reader, env) = storage.withLock({ $0.takeReader() }) else { return nil }
+        var (reader, env): (Reader, Env)
+        switch storage.withLock({ $0.takeNext() }) {
+        case nil: return nil
+        case .final(let final, let hooks): return try Self.complete(final, hooks: hooks)
+        case .read(let taken, let head): (reader, env) = (taken, head)
+        }
         do {
             try await reader.next(into: &env)
         } catch {
@@ -204,18 +248,29 @@ public struct Completions: @unchecked Sendable {
             return state.hooks
         }
         guard let hooks else { return nil }
+        if isFinal { return try Self.complete(env, hooks: hooks) }
+        for hook in hooks {
+            do {
+                try hook.complete(&env)
+            } catch {
+                // On a frame, the completions end here.
+                guard let (_, body, _) = end() else { return nil }
+                body.stop?()
+                throw Self.fail(error.attaching(env.request), env: env, hooks: hooks[...])
+            }
+        }
+        return env
+    }
+
+    /// Runs every hook on the final completion, which has ended the completions: a hook that
+    /// throws ends the call, and the layers below it have seen their end already.
+    private static func complete(_ final: Env, hooks: [Hook]) throws(FaradayError) -> Env {
+        var env = final
         for index in hooks.indices {
             do {
                 try hooks[index].complete(&env)
             } catch {
-                // On a frame, the completions end here; on the final completion they have, and
-                // the layers below this one have seen their end already.
-                if !isFinal {
-                    guard let (_, body, _) = end() else { return nil }
-                    body.stop?()
-                }
-                let from = isFinal ? index : hooks.startIndex
-                throw Self.fail(error.attaching(env.request), env: env, hooks: hooks[from...])
+                throw fail(error.attaching(env.request), env: env, hooks: hooks[index...])
             }
         }
         return env

@@ -37,7 +37,8 @@ public struct Stub: Sendable, CustomStringConvertible {
 
         /// The captures of the match, or `nil` when `url` does not match.
         func match(_ url: URL) -> [String?]? {
-            let path = url.path.isEmpty ? "/" : url.path
+            let urlPath = url.path  // a parse and a percent-decoding: once
+            let path = urlPath.isEmpty ? "/" : urlPath
             switch kind {
             case .path(let expected):
                 return path == expected ? [] : nil
