@@ -13,6 +13,20 @@ import Testing
         #expect(try await connection.get("https://other.example/v1/a").value.response?.text == "other")
     }
 
+    /// A stub's path is compared with the request's as `URL.path` reads it: percent-decoded, and
+    /// without a trailing `/`.
+    @Test(arguments: [
+        ("/v1/caf%C3%A9", "café"), ("/v1/a%20b", "a b"), ("/v1/items/", "items"),
+        ("/v1/x%2Fy", "x/y"), ("/v1/plain", "plain"),
+    ])
+    func aStubPathMatchesTheDecodedPathWithoutItsTrailingSlash(requested: String, stubbed: String) async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/" + stubbed) { _, _ in StubResponse(body: "matched") }
+        let connection = try makeConnection(adapter: stubs)
+        let env = try await connection.get(String(requested.dropFirst(4))).value
+        #expect(env.response?.text == "matched")
+    }
+
     @Test func regexStubsPassTheirCaptures() async throws {
         let stubs = TestAdapter()
         stubs.stub(.get, .regex(#"/v1/users/(\d+)/posts/(\w+)"#)) { _, match in

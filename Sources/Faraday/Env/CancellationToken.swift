@@ -2,7 +2,7 @@
 ///
 /// Adapters register a handler that stops their transfer; ``cancel()`` runs every handler once.
 /// Copies of a token are the same token. The token also carries the call's progress observers
-/// (``Env/progress``), since it is the one thing every env of a call and the handle share.
+/// (``Env/reportProgress(sent:of:)``), since it is the one thing every env of a call and the handle share.
 public struct CancellationToken: @unchecked Sendable {
     // `@unchecked Sendable`: copies share `state`, which is only touched under its lock.
     private struct State {

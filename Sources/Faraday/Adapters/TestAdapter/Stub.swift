@@ -35,10 +35,20 @@ public struct Stub: Sendable, CustomStringConvertible {
             }
         }
 
+        /// `url`'s path as a stub compares it, as `URL.path` reads it (percent-decoded, without a
+        /// trailing `/`), and `/` when empty. `URL.path` decodes and trims on every read, so a path
+        /// with nothing to decode or trim is taken as it is.
+        static func path(of url: URL) -> String {
+            let encoded = url.path(percentEncoded: true)
+            let utf8 = encoded.utf8
+            let isPlain = !utf8.contains(UInt8(ascii: "%")) && (utf8.count < 2 || utf8.last != UInt8(ascii: "/"))
+            let path = isPlain ? encoded : url.path
+            return path.isEmpty ? "/" : path
+        }
+
         /// The captures of the match, or `nil` when `url` does not match.
         func match(_ url: URL) -> [String?]? {
-            let urlPath = url.path  // a parse and a percent-decoding: once
-            let path = urlPath.isEmpty ? "/" : urlPath
+            let path = Self.path(of: url)
             switch kind {
             case .path(let expected):
                 return path == expected ? [] : nil

@@ -175,7 +175,7 @@ public final class TestAdapter: Adapter {
             if case .waitForCancellation = response.ending.kind { try await waitForCancellation(env) }
             let body = try await Self.whole(response.body, env)
             head.response = ResponseData(status: response.status, headers: response.headers, body: body)
-            return .buffered(head)
+            return .buffered(consume head)
         }
         head.response = ResponseData(status: response.status, headers: response.headers)
         let pieces = StubPieces(response: response, env: env, adapter: self)
