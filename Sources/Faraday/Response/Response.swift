@@ -15,8 +15,8 @@ import Foundation
 /// The call starts when the handle is first consumed. Awaiting ``value``, ``head`` or iterating
 /// ``completions`` runs the stack in the awaiting task (no extra task hop), and cancelling that task
 /// cancels the request down to the adapter. Adding a callback or calling ``wait(timeout:)`` runs it
-/// in a new task. A handle dropped without being consumed still sends its request: its connection
-/// runs it to the end in the background, hooks and all.
+/// in a new task. A handle dropped without being consumed still sends its request: a task of its
+/// own runs the call to the end, hooks and all.
 ///
 /// Completions reach the callbacks in order: ``onComplete(_:)`` sees every completion (each frame of
 /// a streamed response, then the final one, which carries ``Env/error`` when the call failed);
