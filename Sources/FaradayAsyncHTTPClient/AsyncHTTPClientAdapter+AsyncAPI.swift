@@ -74,7 +74,7 @@ extension AsyncHTTPClientAdapter {
         completion.response = try Self.response(answer.status, answer.headers, answer.version, request: request)
         completion.response?.body = Data(buffer: answer.body, byteTransferStrategy: .noCopy)
         lease.release()
-        return .buffered(completion)
+        return .buffered(consume completion)
     }
 
     /// The parts of AsyncHTTPClient's response a call keeps (not the response, which holds its

@@ -252,7 +252,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
         guard streams else {
             completion.response?.body = head.body.map { Data(buffer: $0, byteTransferStrategy: .noCopy) } ?? Data()
             lease.release()
-            return .buffered(completion)
+            return .buffered(consume completion)
         }
         return .streamed(
             head: completion,

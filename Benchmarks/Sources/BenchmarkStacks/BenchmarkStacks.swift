@@ -103,7 +103,7 @@ public struct FixedResponseAdapter: Adapter {
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
         var head = env
         head.response = response
-        return .buffered(head)
+        return .buffered(consume head)
     }
 }
 

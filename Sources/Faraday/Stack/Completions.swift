@@ -110,7 +110,8 @@ public struct Completions: @unchecked Sendable {
 
     // MARK: Making
 
-    /// A buffered response: `env` holds the status, headers and the whole body.
+    /// A buffered response: `env` holds the status, headers and the whole body. Hand over the
+    /// env's last use (`.buffered(consume head)`): an env another still shares is copied here.
     public static func buffered(_ env: consuming Env) -> Completions {
         let body = env.response?.body ?? Data()
         if env.phase != .final { env.phase = .final }

@@ -66,7 +66,7 @@ extension CassetteAdapter {
         guard env.request.options.streaming != nil else {
             if let truncation { throw truncation }
             head.response?.body = chunks.reduce(into: Data()) { $0.append($1.body) }
-            return .buffered(head)
+            return .buffered(consume head)
         }
         let scale: Double? =
             switch timing {

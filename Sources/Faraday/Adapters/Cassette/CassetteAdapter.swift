@@ -160,7 +160,7 @@ public final class CassetteAdapter: Adapter {
                 try append(recorded, response: response, chunks: [(body, 0)], streamed: false)
                 var whole = completion
                 whole.response?.body = body
-                return .buffered(whole)
+                return .buffered(consume whole)
             }
             throw FaradayError(
                 .cancelled,

@@ -147,7 +147,7 @@ public final class URLSessionAdapter: Adapter {
                 body: head.body ?? Data()
             )
             completion.response?.httpVersion = head.httpVersion
-            return .buffered(completion)
+            return .buffered(consume completion)
         }
         // A stream in an encoding the platform may or may not have decoded: its first bytes tell
         // which, so the head waits for them. Any other stream goes straight to the bridge.
