@@ -6,12 +6,12 @@ import Foundation
 extension Response {
     // MARK: Starting
 
-    /// Takes the stack to run if nobody has started the call; `toPull` takes the right to pull too.
-    func claimStart(toPull: Bool) -> State.Starter? {
+    /// Takes the stack to run if nobody has started the call, to run it up to the head only
+    /// (``Response/head``): the right to pull stays free for the next consumer.
+    func claimStartForHead() -> State.Starter? {
         state.withLock { state in
             guard case .notStarted(let starter) = state.phase else { return nil }
             state.phase = .running
-            state.isPulled = toPull
             return starter
         }
     }

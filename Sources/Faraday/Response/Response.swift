@@ -114,7 +114,7 @@ public final class Response: Sendable {
     /// ``completions`` or callbacks.
     public var head: Env {
         get async throws(FaradayError) {
-            if let starter = claimStart(toPull: false) { _ = await start(starter) }
+            if let starter = claimStartForHead() { _ = await start(starter) }
             return try await awaitHead()
         }
     }
