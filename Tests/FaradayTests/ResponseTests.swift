@@ -114,6 +114,25 @@ import Testing
         #expect(stubs.chunksSent == 1)
     }
 
+    /// A loop between two pulls is out of the pull loop: `cancel()` ends the call there and then,
+    /// for every layer and callback, without waiting for a pull that may never come.
+    @Test func cancelBetweenTwoPullsOfALoopEndsTheCallAtOnce() async throws {
+        let (connection, _) = try streamingConnection(
+            StubResponse(body: ResponseBody(pieces: [Data("a".utf8), Data("b".utf8)]), ending: .waitForCancellation)
+        )
+        let response = connection.get("stream") { $0.options.streaming = .chunks }
+        var iterator = response.completions.makeAsyncIterator()
+        let first = try await iterator.next()
+        #expect(first?.phase == .frame(0))
+        // Added once the loop pulls, so that no task of its own starts to run the call.
+        let failure = Locked<FaradayError?>(nil)
+        response.onFailure { error in failure.withLock { $0 = error } }
+        response.cancel()
+        #expect(response.isFinished, "the loop is not pulling: the call ends in cancel() itself")
+        #expect(failure.withLock { $0 }?.code == .cancelled)
+        await #expect(throws: FaradayError.self) { try await iterator.next() }
+    }
+
     @Test func aSlowConsumerSlowsTheTransfer() async throws {
         let chunks = (0..<10).map { Data("\($0)".utf8) }
         let (connection, stubs) = try streamingConnection(StubResponse(body: ResponseBody(pieces: chunks)))

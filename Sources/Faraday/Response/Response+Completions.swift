@@ -47,8 +47,12 @@ extension Response {
                     return try await next()
                 case .pulling(let completions, let abandonGuard):
                     mode = .done
-                    guard let env = try await response.step(completions) else { return nil }
-                    if !env.isFinal { mode = .pulling(completions, abandonGuard) }
+                    guard try response.resume() else { return nil }
+                    let env = try await response.step(completions)
+                    if !env.isFinal {
+                        response.pause()
+                        mode = .pulling(completions, abandonGuard)
+                    }
                     return env
                 case .following(var iterator):
                     mode = .done

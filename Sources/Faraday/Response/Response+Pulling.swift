@@ -45,7 +45,8 @@ extension Response {
     }
 
     /// Starts the call if nobody has, then takes the right to pull its completions if nobody holds
-    /// it; `nil` when another consumer pulls them or the call has finished.
+    /// it; `nil` when another consumer pulls them or the call has finished. The claimant is then
+    /// inside the pull loop (see `step(_:)`).
     func claimPull() async -> Completions? {
         enum Next {
             case start(State.Starter)
@@ -59,12 +60,14 @@ extension Response {
                 case .notStarted(let starter):
                     state.phase = .running
                     state.isPulled = true
+                    state.isStepping = true
                     return .start(starter)
                 case .running:
                     guard !state.isPulled else { return .follow }
                     // Started for its head only: pull once the head is known.
                     guard let completions = state.completions else { return .waitForHead }
                     state.isPulled = true
+                    state.isStepping = true
                     return .pull(completions)
                 case .finished:
                     return .follow
@@ -81,19 +84,14 @@ extension Response {
 
     // MARK: Pulling
 
-    /// Pulls the next completion, through every layer's hooks, and hands it to the callbacks.
-    /// Returns `nil` once the call has finished; throws the error that ended it.
-    func step(_ completions: Completions) async throws(FaradayError) -> Env? {
-        let finished = state.withLock { state -> Env? in
-            if case .finished(let env) = state.phase { return env }
-            state.isStepping = true
-            return nil
-        }
-        if let finished {
-            // Ended from outside (cancelled) while this consumer was between pulls.
-            if let error = finished.error { throw error }
-            return nil
-        }
+    /// Pulls the next completion, through every layer's hooks, and hands it to the callbacks;
+    /// throws the error that ended the call.
+    ///
+    /// The consumer that claimed the pull calls it in a loop until the final completion, and is
+    /// inside the loop meanwhile: ``cancel()`` then only cancels the token, and the next pull ends
+    /// the call. A consumer that hands control back to its caller between completions (a `for try
+    /// await` loop) `pause()`s after each one and `resume()`s before the next.
+    func step(_ completions: Completions) async throws(FaradayError) -> Env {
         let env: Env
         do throws(FaradayError) {
             if Task.isCancelled || cancellation.isCancelled {
@@ -112,9 +110,26 @@ extension Response {
             finish(env)
         } else {
             for callback in state.withLock({ $0.callbacks }) { callback.run(env) }
-            state.withLock { $0.isStepping = false }
         }
         return env
+    }
+
+    /// Leaves the pull loop between two completions: a ``cancel()`` from now on ends the call.
+    func pause() {
+        state.withLock { $0.isStepping = false }
+    }
+
+    /// Enters the pull loop again; `false` when the call was ended from outside (cancelled)
+    /// meanwhile, and throws the error it ended with.
+    func resume() throws(FaradayError) -> Bool {
+        let finished = state.withLock { state -> Env? in
+            if case .finished(let env) = state.phase { return env }
+            state.isStepping = true
+            return nil
+        }
+        guard let finished else { return true }
+        if let error = finished.error { throw error }
+        return false
     }
 
     /// Ends the call with its final env (``Env/error`` set on failure), once, and hands that env

@@ -99,12 +99,11 @@ public final class Response: Sendable {
     /// - Throws: the ``FaradayError`` that ended the call.
     public var value: Env {
         get async throws(FaradayError) {
-            if let completions = await claimPull() {
-                while let env = try await step(completions) {
-                    if env.isFinal { return env }
-                }
+            guard let completions = await claimPull() else { return try await finalEnv() }
+            while true {
+                let env = try await step(completions)
+                if env.isFinal { return env }
             }
-            return try await finalEnv()
         }
     }
 
@@ -205,7 +204,8 @@ extension Response {
         /// A consumer has the right to pull the completions (an awaited ``value``, the first loop,
         /// or the task that runs the call for callbacks).
         var isPulled = false
-        /// That consumer is inside a pull, or running the callbacks: ``cancel()`` leaves the end to it.
+        /// That consumer is in the pull loop (pulling, running the callbacks, or about to pull
+        /// again): ``cancel()`` leaves the end to it.
         var isStepping = false
         var callbacks: [Callback] = []
         /// Someone who waits for the head (or the failure that ends the call without one).
