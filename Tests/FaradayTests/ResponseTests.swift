@@ -133,6 +133,26 @@ import Testing
         await #expect(throws: FaradayError.self) { try await iterator.next() }
     }
 
+    /// A `cancel()` during a loop's pull leaves the end to the loop: the pull returns its frame,
+    /// and the call ends before the loop's body runs, not at a next pull that may never come.
+    @Test func aCancelDuringALoopsPullEndsTheCallOnceThePullReturns() async throws {
+        let pieces = ["a", "b", "c"].map { Data($0.utf8) }
+        let (connection, _) = try streamingConnection(
+            StubResponse(body: ResponseBody(pieces: pieces), ending: .waitForCancellation)
+        )
+        let response = connection.get("stream") { $0.options.streaming = .chunks }
+        var iterator = response.completions.makeAsyncIterator()
+        _ = try await iterator.next()
+        // Added once the loop pulls; it runs inside the loop's next pull.
+        response.onComplete { env in
+            if env.phase == .frame(1) { response.cancel() }
+        }
+        let second = try await iterator.next()
+        #expect(second?.phase == .frame(1))
+        #expect(response.isFinished, "ended when the pull returned, not at the next one")
+        await #expect(throws: FaradayError.self) { try await iterator.next() }
+    }
+
     @Test func aSlowConsumerSlowsTheTransfer() async throws {
         let chunks = (0..<10).map { Data("\($0)".utf8) }
         let (connection, stubs) = try streamingConnection(StubResponse(body: ResponseBody(pieces: chunks)))

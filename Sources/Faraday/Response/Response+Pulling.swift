@@ -114,9 +114,13 @@ extension Response {
         return env
     }
 
-    /// Leaves the pull loop between two completions: a ``cancel()`` from now on ends the call.
+    /// Leaves the pull loop between two completions: a ``cancel()`` from now on ends the call,
+    /// and one that came during the pull (from a callback, or another task), which left the end
+    /// to this consumer, ends it now. (The token is read after the flag is cleared: a `cancel()`
+    /// that sets it later sees the flag cleared and ends the call itself.)
     func pause() {
         state.withLock { $0.isStepping = false }
+        if cancellation.isCancelled { cancel() }
     }
 
     /// Enters the pull loop again; `false` when the call was ended from outside (cancelled)
