@@ -116,11 +116,13 @@ extension Response {
 
     /// Leaves the pull loop between two completions: a ``cancel()`` from now on ends the call,
     /// and one that came during the pull (from a callback, or another task), which left the end
-    /// to this consumer, ends it now. (The token is read after the flag is cleared: a `cancel()`
-    /// that sets it later sees the flag cleared and ends the call itself.)
+    /// to this consumer, ends it now.
     func pause() {
-        state.withLock { $0.isStepping = false }
-        if cancellation.isCancelled { cancel() }
+        let isEndOwed = state.withLock { state in
+            state.isStepping = false
+            return state.isEndOwed
+        }
+        if isEndOwed { cancel() }
     }
 
     /// Enters the pull loop again; `false` when the call was ended from outside (cancelled)

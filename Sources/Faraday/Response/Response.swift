@@ -154,7 +154,12 @@ public final class Response: Sendable {
             case .notStarted: return (state.driver, .some(nil))
             // A consumer between two pulls may never pull again: end the call here. One inside a
             // pull (or still starting) ends it itself, once the adapter stops or its callbacks return.
-            case .running: return (state.driver, state.isStepping ? nil : state.completions.map { .some($0) })
+            case .running:
+                guard !state.isStepping else {
+                    state.isEndOwed = true
+                    return (state.driver, nil)
+                }
+                return (state.driver, state.completions.map { .some($0) })
             case .finished: return (state.driver, nil)
             }
         }
@@ -207,6 +212,8 @@ extension Response {
         /// That consumer is in the pull loop (pulling, running the callbacks, or about to pull
         /// again): ``cancel()`` leaves the end to it.
         var isStepping = false
+        /// A ``cancel()`` came while that consumer was in the pull loop and left the end to it.
+        var isEndOwed = false
         var callbacks: [Callback] = []
         /// Someone who waits for the head (or the failure that ends the call without one).
         typealias HeadWaiter = @Sendable (Result<Env, FaradayError>) -> Void
