@@ -15,11 +15,6 @@ struct ClientName: Middleware {
     func onRequest(_ env: inout Env) async throws {
         env.request.headers[.named("X-Client-Name")] = name
     }
-
-    struct Handler: Faraday.Handler {
-        let name: String
-        func build(app: any App) -> any Middleware { ClientName(app: app, name: name) }
-    }
 }
 
 // snippet.responseOnly
@@ -30,10 +25,6 @@ struct RequireBody: Middleware {
     func onComplete(_ env: inout Env) throws {
         guard env.isFinal, env.status == .ok, env.body.isEmpty, env.request.options.streaming == nil else { return }
         throw FaradayError(.invalidResponse, "The body is empty.", method: env.request.method, url: env.request.url)
-    }
-
-    struct Handler: Faraday.Handler {
-        func build(app: any App) -> any Middleware { RequireBody(app: app) }
     }
 }
 
@@ -56,10 +47,6 @@ struct Timing: Middleware {
     func onError(_ error: FaradayError, env: Env) {
         print("\(env.request.url) failed: \(error.code)")
     }
-
-    struct Handler: Faraday.Handler {
-        func build(app: any App) -> any Middleware { Timing(app: app) }
-    }
 }
 
 // snippet.callTwice
@@ -80,11 +67,6 @@ struct ReauthenticateOnce: Middleware {
             throw FaradayError(.authenticationFailed, "Could not renew the token: \(error)", underlying: error)
         }
         return try await app.call(retry)
-    }
-
-    struct Handler: Faraday.Handler {
-        let renew: @Sendable () async throws -> String
-        func build(app: any App) -> any Middleware { ReauthenticateOnce(app: app, renew: renew) }
     }
 }
 
@@ -202,11 +184,13 @@ extension HTTPField.Name {
 // snippet.end
 
 // snippet.use
+let inFlight = InFlight()
 let connection = try Connection(url: "https://api.example.com") { builder in
-    builder.use(Timing.Handler())
-    builder.use(ReauthenticateOnce.Handler { try await fetchToken() })
-    builder.use(RequireBody.Handler())
-    builder.use(ClientName.Handler(name: "docs"))
+    builder.use(Timing.init)
+    builder.use { ReauthenticateOnce(app: $0, renew: fetchToken) }
+    builder.use(RequireBody.init)
+    builder.use { ClientName(app: $0, name: "docs") }
+    builder.use { CountInFlight(app: $0, inFlight: inFlight) }
     builder.use(ClientVersion.Handler(version: "2.1.0"))
     builder.adapter = URLSessionAdapter()
 }

@@ -29,6 +29,44 @@ import Testing
         #expect(connection.handlers.isEmpty)
     }
 
+    /// Issue 46 (D1): a middleware that needs no handler of its own is added by the function that
+    /// builds it around the app below (Ruby Faraday's `use(Klass)`): `init` alone, or a closure
+    /// with its settings. Both layers run their hooks, outermost first on the way down.
+    @Test func aMiddlewareIsAddedByTheFunctionThatBuildsIt() async throws {
+        struct Tag: Middleware {
+            let app: any App
+            let value: String
+
+            func onRequest(_ env: inout Env) async throws {
+                env.request.headers.append(HTTPField(name: .named("X-Tag"), value: value))
+            }
+
+            func onComplete(_ env: inout Env) throws {
+                env.response?.headers.append(HTTPField(name: .named("X-Seen"), value: value))
+            }
+        }
+        struct Outermost: Middleware {
+            let app: any App
+
+            func onRequest(_ env: inout Env) async throws {
+                env.request.headers.append(HTTPField(name: .named("X-Tag"), value: "outer"))
+            }
+        }
+        let stubs = TestAdapter()
+        stubs.stub(.get, .path("/v1/x")) { env, _ in
+            StubResponse(body: env.request.headers[values: .named("X-Tag")].joined(separator: ","))
+        }
+        let connection = try Connection(url: "https://api.example.com/v1/") { builder in
+            builder.use(Outermost.init)
+            builder.use { Tag(app: $0, value: "a") }
+            builder.adapter = stubs
+        }
+        try connection.use { Tag(app: $0, value: "b") }
+        let env = try await connection.get("x").value
+        #expect(env.response?.text == "outer,a,b")
+        #expect(env.response?.headers[values: HTTPField.Name.named("X-Seen")] == ["b", "a"])
+    }
+
     @Test func handlersCanBePlacedByPositionAndType() throws {
         let recorder = Recorder()
         var builder = RackBuilder()

@@ -208,6 +208,12 @@ public final class Connection: Sendable {
         try use(handler)
     }
 
+    /// Appends a middleware built by `build` around the app below it; see
+    /// ``RackBuilder/use(_:)-(@Sendable(any App)->Layer)``.
+    public func use<Layer: Middleware>(_ build: @escaping @Sendable (any App) -> Layer) throws(FaradayError) {
+        try editStack { $0.use(build) }
+    }
+
     /// Sets the adapter; see ``RackBuilder/adapter``.
     public func use(_ adapter: any Adapter) throws(FaradayError) {
         try editStack { $0.adapter = adapter }

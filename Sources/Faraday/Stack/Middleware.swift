@@ -1,4 +1,5 @@
-/// A layer of the stack, built by its ``Handler`` around the app below it.
+/// A layer of the stack, built around the app below it: by a function
+/// (`builder.use(RequestID.init)`), or by a ``Handler`` of its own.
 ///
 /// A middleware has two parts, and a stack always runs both:
 ///
@@ -30,10 +31,10 @@
 ///     func onRequest(_ env: inout Env) async throws {
 ///         env.request.headers[.named("X-Request-ID")] = UUID().uuidString
 ///     }
+/// }
 ///
-///     struct Handler: Faraday.Handler {
-///         func build(app: any App) -> any Middleware { RequestID(app: app) }
-///     }
+/// let connection = try Connection(url: "https://api.example.com") { builder in
+///     builder.use(RequestID.init)
 /// }
 /// ```
 public protocol Middleware<CallState>: Sendable {

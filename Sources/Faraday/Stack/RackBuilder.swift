@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// let connection = try Connection(url: "https://api.example.com") { builder in
-///     builder.use(RequestID.Handler())
+///     builder.use(RequestID.init)
 ///     builder.adapter = TestAdapter()
 /// }
 /// ```
@@ -22,6 +22,16 @@ public struct RackBuilder: Sendable {
     /// Appends a handler at the bottom of the list, just above the adapter.
     public mutating func use(_ handler: any Handler) {
         handlers.append(handler)
+    }
+
+    /// Appends a middleware built by `build` around the app below it, just above the adapter:
+    /// `builder.use(RequestID.init)`, or `builder.use { ClientName(app: $0, name: "docs") }`.
+    ///
+    /// The handler of a middleware that needs no ``Handler`` of its own (no placement check, no
+    /// state to reset, no need to be found again by type with ``insert(_:before:)`` or
+    /// ``delete(_:)``). `build` runs once, when the connection folds its stack.
+    public mutating func use<Layer: Middleware>(_ build: @escaping @Sendable (any App) -> Layer) {
+        handlers.append(BuildingFunction(build: build))
     }
 
     /// Sets the adapter: the original Swift Faraday's spelling of ``adapter``
@@ -95,6 +105,16 @@ extension RackBuilder {
 
     private static func statefulLayer(_ middleware: some Middleware) -> any App {
         StatefulLayer(middleware)
+    }
+}
+
+/// The handler of ``RackBuilder/use(_:)-(@Sendable(any App)->Layer)``: a function that builds
+/// the middleware around the app below.
+struct BuildingFunction<Layer: Middleware>: Handler {
+    let build: @Sendable (any App) -> Layer
+
+    func build(app: any App) -> any Middleware {
+        build(app)
     }
 }
 
