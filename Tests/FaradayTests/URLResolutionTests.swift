@@ -125,13 +125,17 @@ import Testing
     }
 
     /// A path's query is not remembered (it may carry a credential, and changes from call to
-    /// call), nor is a long path; a short path is, once.
+    /// call), nor is a long path, nor one that is not ASCII (its text could equal another's with
+    /// other bytes); a short path is, once.
     @Test func theMemoryOfPathsKeepsNoQueryAndNoLongPath() throws {
         let paths = ResolvedPaths()
         let url = try #require(URL(string: "https://api.example.com/v1/items"))
         paths.remember(url, for: "items?api_key=secret", .underBasePath)
         paths.remember(url, for: String(repeating: "a/", count: 200), .underBasePath)
         paths.remember(url, for: "items", .underBasePath)
+        paths.remember(url, for: "caf\u{e9}", .underBasePath)
+        #expect(paths.url(for: "caf\u{e9}", .underBasePath) == nil)
+        #expect(paths.url(for: "cafe\u{301}", .underBasePath) == nil)
         #expect(paths.url(for: "items?api_key=secret", .underBasePath) == nil)
         #expect(paths.url(for: String(repeating: "a/", count: 200), .underBasePath) == nil)
         #expect(paths.url(for: "items", .underBasePath) == url)

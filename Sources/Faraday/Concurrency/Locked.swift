@@ -27,6 +27,12 @@ package struct Locked<Value>: @unchecked Sendable {
     ) throws(Failure) -> Result {
         try storage.withLock(body)
     }
+
+    /// ``LockedBuffer/inDeinit(_:)``: for the deinit of this value's one owner, which never lets
+    /// a copy of it out.
+    package func inDeinit<Result>(_ body: (inout Value) -> Result) -> Result {
+        storage.inDeinit(body)
+    }
 }
 
 /// A value and the pthread mutex that guards it in one allocation: the value is the header of a
@@ -52,6 +58,12 @@ package class LockedBuffer<Value>: ManagedBuffer<Value, pthread_mutex_t> {
             defer { pthread_mutex_unlock(mutex) }
             return try body(&value.pointee)
         }
+    }
+
+    /// Runs `body` with the value without taking the lock: only in a deinit, of the buffer itself
+    /// or of its one owner, where no other thread can reach the value.
+    package final func inDeinit<Result>(_ body: (inout Value) -> Result) -> Result {
+        withUnsafeMutablePointerToHeader { body(&$0.pointee) }
     }
 
     deinit {

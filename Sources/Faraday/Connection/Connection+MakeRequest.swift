@@ -14,11 +14,31 @@ extension Connection {
         headers: HTTPFields = HTTPFields(),
         body: RequestBody = .empty
     ) throws(FaradayError) -> Request {
-        let defaults = defaults.withLock { $0 }
+        try makeRequest(
+            method: method,
+            path,
+            resolution: resolution,
+            params: params,
+            headers: headers,
+            body: body,
+            from: defaults.withLock { $0 }
+        )
+    }
+
+    /// ``makeRequest(method:_:resolution:params:headers:body:)`` from a snapshot of the defaults.
+    func makeRequest(
+        method: HTTPRequest.Method,
+        _ path: String,
+        resolution: PathResolution,
+        params: Params,
+        headers: HTTPFields,
+        body: RequestBody,
+        from defaults: Defaults
+    ) throws(FaradayError) -> Request {
         var request = Request(
             method: method,
             url: defaults.url ?? Self.placeholderURL,
-            headers: defaults.headers.merging(headers),
+            headers: headers.isEmpty ? defaults.headers : defaults.headers.merging(headers),
             body: body,
             options: defaults.requestOptions
         )
@@ -40,7 +60,7 @@ extension Connection {
                 ? defaults.params
                 : Params(defaults.params.filter { !Redaction.matches($0.name, Redaction.credentialNames) })
             if defaultParams.isEmpty && params.isEmpty {
-                request.url = Self.withQuery(pathQuery, on: url)
+                if let pathQuery { request.url = Self.withQuery(pathQuery, on: url) }
             } else {
                 let fromPath = try request.options.paramsEncoder.decode(pathQuery ?? "")
                 request.params = defaultParams.merging(fromPath).merging(params)
@@ -48,13 +68,16 @@ extension Connection {
         } catch {
             throw FaradayError.wrapping(error, request: request)
         }
-        request.dropDefaultCredentials(defaults.headers, isToCredentialOrigin: isHome)
-        if isHome { request.noteIsToCredentialOrigin() }
+        if isHome {
+            request.noteIsToCredentialOrigin()
+        } else {
+            request.dropDefaultCredentials(defaults.headers, isToCredentialOrigin: false)
+        }
         return request
     }
 
-    private static func withQuery(_ query: String?, on url: URL) -> URL {
-        guard let query, !query.isEmpty,
+    private static func withQuery(_ query: String, on url: URL) -> URL {
+        guard !query.isEmpty,
             var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         else { return url }
         components.percentEncodedQuery = query

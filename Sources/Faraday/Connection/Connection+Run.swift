@@ -25,6 +25,8 @@ extension Connection {
         streaming: Streaming? = nil,
         configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
+        // One lock a call: the defaults, and the stack once the first call built it.
+        let defaults = defaults.withLock { $0 }
         let (request, failure) = buildRequest(
             method: method,
             path,
@@ -33,12 +35,13 @@ extension Connection {
             headers: headers,
             body: body,
             streaming: streaming,
-            configure: configure
+            configure: configure,
+            from: defaults
         )
         if let failure { return Response(request: request, failure: failure) }
         // Without `configure`, the request is as `makeRequest` made it from the defaults.
         guard configure == nil else { return run(consume request) }
-        return send(consume request) { app, env in try await app.call(env) }
+        return send(consume request, stack: defaults.stack, start: nil)
     }
 
     /// The request the verbs send, and the error that stopped building it, if one did.
@@ -50,7 +53,8 @@ extension Connection {
         headers: HTTPFields,
         body: RequestBody = .empty,
         streaming: Streaming?,
-        configure: ((inout Request) throws -> Void)?
+        configure: ((inout Request) throws -> Void)?,
+        from defaults: Defaults? = nil
     ) -> (Request, FaradayError?) {
         var request: Request
         do {
@@ -60,7 +64,8 @@ extension Connection {
                 resolution: resolution,
                 params: params,
                 headers: headers,
-                body: body
+                body: body,
+                from: defaults ?? self.defaults.withLock { $0 }
             )
         } catch {
             let unbuilt = Request(method: method, url: Self.placeholderURL)
@@ -81,15 +86,12 @@ extension Connection {
     /// to another origin (``RequestOptions/credentialOrigins``).
     @discardableResult
     public func run(_ request: consuming Request) -> Response {
-        run(request) { app, env in try await app.call(env) }
+        run(request, start: nil)
     }
 
     /// ``run(_:)`` with `start` in place of a plain call of the stack: it calls the stack (once or
     /// several times) and returns the completions the handle hands out.
-    func run(
-        _ request: consuming Request,
-        start: @escaping @Sendable (any App, Env) async throws -> Completions
-    ) -> Response {
+    func run(_ request: consuming Request, start: Response.Start?) -> Response {
         if let failure = request.pathFailure { return Response(request: request, failure: failure) }
         // One lock a request.
         let (origin, defaultHeaders, defaultParams) = defaults.withLock { ($0.origin, $0.headers, $0.params) }
@@ -100,16 +102,22 @@ extension Connection {
         return send(consume request, start: start)
     }
 
-    /// Sends a request whose credentials are settled through the stack, and returns its handle.
+    /// Sends a request whose credentials are settled through the stack (`built`, when the caller
+    /// has it already), and returns its handle.
     private func send(
         _ request: consuming Request,
-        start: @escaping @Sendable (any App, Env) async throws -> Completions
+        stack built: BuiltStack? = nil,
+        start: Response.Start?
     ) -> Response {
         let stack: BuiltStack
-        do {
-            stack = try builtStack()
-        } catch {
-            return Response(request: request, failure: error.attaching(request))
+        if let built {
+            stack = built
+        } else {
+            do {
+                stack = try builtStack()
+            } catch {
+                return Response(request: request, failure: error.attaching(request))
+            }
         }
         var env = Env(request: consume request)
         env.bodyEncoders = stack.encoders

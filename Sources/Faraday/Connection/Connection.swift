@@ -41,6 +41,9 @@ public final class Connection: Sendable {
         private(set) var requestOptions = RequestOptions()
         /// The origin of ``url`` alone, for requests built by hand.
         private(set) var origin: [String] = []
+        /// The folded stack, once the first request built it: a call reads it with the defaults,
+        /// under one lock.
+        var stack: BuiltStack?
 
         init(url: URL?, headers: HTTPFields, params: Params, options: RequestOptions) {
             self.url = url
@@ -259,14 +262,17 @@ public final class Connection: Sendable {
         for handler in stack.withLock({ $0.builder.handlers }) { handler.reset() }
     }
 
-    /// The folded stack, built and locked on first use.
+    /// The folded stack, built and locked on first use (a call finds it in its snapshot of the
+    /// ``defaults`` from then on).
     func builtStack() throws(FaradayError) -> BuiltStack {
-        try stack.withLock { stack throws(FaradayError) in
-            if let built = stack.built { return built }
+        let (built, isNew) = try stack.withLock { stack throws(FaradayError) in
+            if let built = stack.built { return (built, false) }
             let built = try stack.builder.build()
             stack.built = built
-            return built
+            return (built, true)
         }
+        if isNew { defaults.withLock { $0.stack = built } }
+        return built
     }
 }
 

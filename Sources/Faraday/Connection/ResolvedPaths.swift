@@ -15,53 +15,42 @@ struct ResolvedPaths: Sendable {
     /// The longest path remembered, in UTF-8 bytes.
     static let longestPath = 256
 
-    /// Whether `path` may be remembered.
+    /// Whether `path` may be remembered: short, without a query, and ASCII, for which `String`'s
+    /// `==` and hash are those of the bytes (for others `==` would take a decomposed `é` for a
+    /// precomposed one, whose escapes differ).
     static func remembers(_ path: String) -> Bool {
-        path.utf8.count <= longestPath && !path.utf8.contains(UInt8(ascii: "?"))
+        path.utf8.count <= longestPath && path.utf8.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "?") }
     }
 
-    /// A path as the resolver reads it: its bytes (`String ==` would take a decomposed `é` for a
-    /// precomposed one, whose escapes differ) and how it resolves.
-    private struct Key: Hashable, Sendable {
-        let path: String
-        let isHostAbsolute: Bool
-
-        init(_ path: String, _ resolution: PathResolution) {
-            var path = path
-            path.makeContiguousUTF8()
-            self.path = path
-            isHostAbsolute = resolution.isHostAbsolute
-        }
-
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.isHostAbsolute == rhs.isHostAbsolute && lhs.path.hasSameUTF8(as: rhs.path)
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(isHostAbsolute)
-            // Contiguous since `init`: hashed as one run of bytes.
-            var path = path
-            path.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        }
+    /// The remembered URLs, by path, for each way of resolving one.
+    private struct Entries {
+        var underBasePath: [String: URL] = [:]
+        var hostAbsolute: [String: URL] = [:]
     }
 
-    private let entries = Locked([Key: URL]())
+    private let entries = Locked(Entries())
 
     /// The URL `path` resolved to before, if it is remembered.
     func url(for path: String, _ resolution: PathResolution) -> URL? {
         guard Self.remembers(path) else { return nil }
-        let key = Key(path, resolution)
-        return entries.withLock { $0[key] }
+        return entries.withLock { resolution.isHostAbsolute ? $0.hostAbsolute[path] : $0.underBasePath[path] }
     }
 
     /// Remembers the URL of a path resolved under the base, unless ``remembers(_:)`` says no.
     func remember(_ url: URL, for path: String, _ resolution: PathResolution) {
         guard Self.remembers(path) else { return }
-        let key = Key(path, resolution)
         entries.withLock { entries in
-            guard entries[key] == nil else { return }  // resolved by another call meanwhile
-            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = url
+            if resolution.isHostAbsolute {
+                Self.insert(url, for: path, into: &entries.hostAbsolute)
+            } else {
+                Self.insert(url, for: path, into: &entries.underBasePath)
+            }
         }
+    }
+
+    private static func insert(_ url: URL, for path: String, into entries: inout [String: URL]) {
+        guard entries[path] == nil else { return }  // resolved by another call meanwhile
+        if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+        entries[path] = url
     }
 }

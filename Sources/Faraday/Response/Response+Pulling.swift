@@ -21,7 +21,7 @@ extension Response {
     func start(_ starter: State.Starter) async -> Completions? {
         let completions: Completions
         do {
-            completions = try await starter.start(starter.app, startEnv)
+            completions = try await starter.run(startEnv)
         } catch {
             finish(failureEnv(FaradayError.wrapping(error, request: request)))
             return nil

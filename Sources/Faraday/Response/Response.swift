@@ -41,7 +41,7 @@ public final class Response: Sendable {
     /// The request, for the errors of a call that failed before its response.
     var request: Request { startEnv.request }
 
-    init(startEnv: Env, app: any App, start: @escaping Start) {
+    init(startEnv: Env, app: any App, start: Start?) {
         self.startEnv = startEnv
         self.state = Locked(State(phase: .notStarted(State.Starter(app: app, start: start))))
     }
@@ -58,7 +58,8 @@ public final class Response: Sendable {
     }
 
     deinit {
-        switch state.withLock({ $0.phase }) {
+        // `state` never leaves the handle: nothing else can hold its lock now.
+        switch state.inDeinit({ $0.phase }) {
         case .notStarted(let starter):
             // Nobody consumed the handle: the request is sent all the same, in a task of its own,
             // and its progress observers see the end when it ends.
@@ -79,7 +80,7 @@ public final class Response: Sendable {
     private static func runInBackground(_ starter: State.Starter, env: Env) {
         Task {
             var succeeded = false
-            if let completions = try? await starter.start(starter.app, env) {
+            if let completions = try? await starter.run(env) {
                 while let env = try? await completions.next() {
                     if env.isFinal {
                         succeeded = true
@@ -193,7 +194,13 @@ extension Response {
         /// closure thunk.
         struct Starter {
             let app: any App
-            let start: Start
+            /// How to call the stack; `nil` for the common call, the stack called once.
+            let start: Start?
+
+            func run(_ env: Env) async throws -> Completions {
+                guard let start else { return try await app.call(env) }
+                return try await start(app, env)
+            }
         }
 
         /// Someone who wants every completion: a callback, or a second loop over the completions.

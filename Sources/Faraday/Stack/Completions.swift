@@ -34,7 +34,7 @@ public struct Completions: @unchecked Sendable {
     private final class Storage: LockedBuffer<State> {
         deinit {
             // Nobody will pull what is left: every layer that has not seen the end sees it now.
-            let owed = withLock { state in state.isEnded ? nil : (state.hooks, state.body, state.readHead()) }
+            let owed = inDeinit { state in state.isEnded ? nil : (state.hooks, state.body, state.readHead()) }
             guard let (hooks, body, head) = owed else { return }
             body.stop?()
             Completions.fail(Completions.cancelled, env: Completions.failureEnv(head), hooks: hooks[...])

@@ -144,8 +144,13 @@ public final class TestAdapter: Adapter {
     // MARK: Adapter
 
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
-        state.withLock { $0.calls.append(env.request) }
-        let requestBody = try await env.request.body.collect(upTo: maxRequestBodySize)
+        let requestBody: Data
+        do {
+            requestBody = try await env.request.body.collect(upTo: maxRequestBodySize)
+        } catch {
+            state.withLock { $0.calls.append(env.request) }
+            throw error
+        }
         let found: (Stub, Stub.Match)
         do {
             found = try findStub(for: env, body: requestBody)
@@ -239,8 +244,10 @@ public final class TestAdapter: Adapter {
         throw FaradayError(.cancelled, "The request was cancelled.", method: env.request.method, url: env.request.url)
     }
 
+    /// Records the call and finds its stub, under one lock.
     private func findStub(for env: Env, body: Data) throws(FaradayError) -> (Stub, Stub.Match) {
         try state.withLock { state throws(FaradayError) in
+            state.calls.append(env.request)
             var best: [(Stub.Mismatch, Stub)] = []
             // The first stub that matches and is not used yet, else the last one that matches.
             var unused: (Int, Stub.Match)?
