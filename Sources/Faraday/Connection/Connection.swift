@@ -24,40 +24,54 @@ public final class Connection: Sendable {
     /// The `User-Agent` sent when neither the connection nor the request sets one.
     public static let defaultUserAgent = "Faraday/\(faradayVersion)"
 
-    struct Defaults: Sendable {
-        var url: URL? {
-            didSet { derive() }
+    /// The defaults of every request, as one immutable value: a call takes them with one
+    /// retain under the lock, and a setter (rare) replaces them with an edited copy.
+    final class Defaults: Sendable {
+        /// What the setters edit.
+        struct Settings {
+            var url: URL?
+            var headers: HTTPFields
+            var params: Params
+            var options: RequestOptions
+            /// The folded stack, once the first request built it.
+            var stack: BuiltStack?
         }
-        /// ``url`` taken apart once for resolving paths.
-        private(set) var base: BaseURL?
-        var headers: HTTPFields
-        var params: Params
-        var options: RequestOptions {
-            didSet { derive() }
-        }
+
+        let url: URL?
+        let headers: HTTPFields
+        let params: Params
+        let options: RequestOptions
+        let stack: BuiltStack?
+        /// ``url`` taken apart once for resolving paths (with the paths it remembers).
+        let base: BaseURL?
         /// ``options`` as every request starts with them: their credential origins are the origin
         /// of ``url`` (as ``RequestOptions/credentialOrigins`` writes it), then the options' own.
-        /// Made once rather than per request.
-        private(set) var requestOptions = RequestOptions()
+        let requestOptions: RequestOptions
         /// The origin of ``url`` alone, for requests built by hand.
-        private(set) var origin: [String] = []
-        /// The folded stack, once the first request built it: a call reads it with the defaults,
-        /// under one lock.
-        var stack: BuiltStack?
+        let origin: [String]
 
-        init(url: URL?, headers: HTTPFields, params: Params, options: RequestOptions) {
-            self.url = url
-            self.headers = headers
-            self.params = params
-            self.options = options
-            derive()
+        /// Derives what a request needs from `settings`, keeping `previous`'s base URL (and the
+        /// paths it remembers) when the URL is the same.
+        init(_ settings: Settings, previous: Defaults? = nil) {
+            (url, headers, params, options, stack) = (
+                settings.url, settings.headers, settings.params, settings.options, settings.stack
+            )
+            if let previous, previous.url == settings.url {
+                (base, origin) = (previous.base, previous.origin)
+            } else {
+                base = settings.url.map(BaseURL.init)
+                origin = settings.url.flatMap(Origin.init).map { ["\($0)"] } ?? []
+            }
+            var requestOptions = settings.options
+            requestOptions.credentialOrigins = origin + settings.options.credentialOrigins
+            self.requestOptions = requestOptions
         }
 
-        private mutating func derive() {
-            base = url.map(BaseURL.init)
-            origin = url.flatMap(Origin.init).map { ["\($0)"] } ?? []
-            requestOptions = options
-            requestOptions.credentialOrigins = origin + options.credentialOrigins
+        /// A copy with `edit` made to its settings.
+        func editing(_ edit: (inout Settings) -> Void) -> Defaults {
+            var settings = Settings(url: url, headers: headers, params: params, options: options, stack: stack)
+            edit(&settings)
+            return Defaults(settings, previous: self)
         }
     }
 
@@ -133,7 +147,8 @@ public final class Connection: Sendable {
     private init(url: URL?, headers: HTTPFields, params: Params, options: RequestOptions, builder: RackBuilder) {
         var headers = headers
         if !headers.contains(.userAgent) { headers[.userAgent] = Self.defaultUserAgent }
-        self.defaults = Locked(Defaults(url: url, headers: headers, params: params, options: options))
+        let settings = Defaults.Settings(url: url, headers: headers, params: params, options: options)
+        self.defaults = Locked(Defaults(settings))
         self.stack = Locked(Stack(builder: builder))
     }
 
@@ -162,25 +177,25 @@ public final class Connection: Sendable {
     /// The base URL that request paths are relative to.
     public var url: URL? {
         get { defaults.withLock { $0.url } }
-        set { defaults.withLock { $0.url = newValue } }
+        set { defaults.withLock { $0 = $0.editing { $0.url = newValue } } }
     }
 
     /// Headers sent with every request; a request's own headers replace them by name.
     public var headers: HTTPFields {
         get { defaults.withLock { $0.headers } }
-        set { defaults.withLock { $0.headers = newValue } }
+        set { defaults.withLock { $0 = $0.editing { $0.headers = newValue } } }
     }
 
     /// Query parameters sent with every request; a request's own parameters replace them by name.
     public var params: Params {
         get { defaults.withLock { $0.params } }
-        set { defaults.withLock { $0.params = newValue } }
+        set { defaults.withLock { $0 = $0.editing { $0.params = newValue } } }
     }
 
     /// Default options for every request.
     public var options: RequestOptions {
         get { defaults.withLock { $0.options } }
-        set { defaults.withLock { $0.options = newValue } }
+        set { defaults.withLock { $0 = $0.editing { $0.options = newValue } } }
     }
 
     // MARK: Stack
@@ -271,7 +286,7 @@ public final class Connection: Sendable {
             stack.built = built
             return (built, true)
         }
-        if isNew { defaults.withLock { $0.stack = built } }
+        if isNew { defaults.withLock { $0 = $0.editing { $0.stack = built } } }
         return built
     }
 }

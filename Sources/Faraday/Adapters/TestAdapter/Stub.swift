@@ -111,8 +111,7 @@ public struct Stub: Sendable, CustomStringConvertible {
     }
 
     /// The captures when the stub matches `env`, else how far it got and what differed.
-    func evaluate(_ env: Env, body requestBody: Data, strict: Bool) -> Result<Match, Mismatch> {
-        let request = env.request
+    func evaluate(_ request: Request, body requestBody: Data, strict: Bool) -> Result<Match, Mismatch> {
         guard let captures = target.match(request.url) else { return .failure(Mismatch(.path, "path")) }
         guard request.method == method else {
             return .failure(

@@ -252,12 +252,13 @@ public final class TestAdapter: Adapter {
             // The first stub that matches and is not used yet, else the last one that matches.
             var unused: (Int, Stub.Match)?
             var last: (Int, Stub.Match)?
-            for (index, stub) in state.stubs.enumerated() {
-                switch stub.evaluate(env, body: body, strict: strictMode) {
+            // By index: each stub is read in place, not copied.
+            for index in state.stubs.indices {
+                switch state.stubs[index].evaluate(env.request, body: body, strict: strictMode) {
                 case .success(let match):
                     if unused == nil && !state.consumed[index] { unused = (index, match) }
                     last = (index, match)
-                case .failure(let mismatch): best.append((mismatch, stub))
+                case .failure(let mismatch): best.append((mismatch, state.stubs[index]))
                 }
             }
             if let (index, match) = unused ?? last {
