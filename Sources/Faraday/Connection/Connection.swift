@@ -227,7 +227,7 @@ public final class Connection: Sendable {
     }
 
     /// Appends a middleware built by `build` around the app below it; see
-    /// ``RackBuilder/use(_:)-(@Sendable(any App)->Layer)``.
+    /// ``RackBuilder/use(_:)-((App)->Layer)``.
     public func use<Layer: Middleware>(_ build: @escaping @Sendable (any App) -> Layer) throws(FaradayError) {
         try editStack { $0.use(build) }
     }

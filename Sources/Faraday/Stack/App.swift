@@ -28,9 +28,9 @@ public protocol Adapter: App {}
 /// Builds one middleware around the app below it. A connection's stack is a list of handlers.
 ///
 /// A handler holds a middleware's configuration; ``RackBuilder`` calls ``build(app:)`` once, when
-/// the connection makes its first request A middleware needs a handler type of its own to be
+/// the connection makes its first request. A middleware needs a handler type of its own to be
 /// found again by type, to check its place or to reset its state; otherwise the function that
-/// builds it is enough (``RackBuilder/use(_:)-(@Sendable(any App)->Layer)``).
+/// builds it is enough (``RackBuilder/use(_:)-((App)->Layer)``).
 public protocol Handler: Sendable {
     /// The middleware that wraps `app`.
     func build(app: any App) -> any Middleware

@@ -108,7 +108,7 @@ extension RackBuilder {
     }
 }
 
-/// The handler of ``RackBuilder/use(_:)-(@Sendable(any App)->Layer)``: a function that builds
+/// The handler of ``RackBuilder/use(_:)-((App)->Layer)``: a function that builds
 /// the middleware around the app below.
 struct BuildingFunction<Layer: Middleware>: Handler {
     let build: @Sendable (any App) -> Layer
