@@ -195,6 +195,8 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            // The HTTP caching suite's tests, read from their path, with their licence.
+            exclude: ["Resources"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -65,6 +65,23 @@ public struct ResponseBody: Sendable {
         return false
     }
 
+    /// The bytes `range` of a body in memory or in a file (a file's range stays in the file);
+    /// `nil` for a live stream or a range past the end.
+    package func slice(_ range: Range<Int>) -> ResponseBody? {
+        guard range.lowerBound >= 0, let length, range.upperBound <= length else { return nil }
+        switch storage {
+        case .pieces:
+            guard let bytes = bytes() else { return nil }
+            return ResponseBody(
+                bytes.subdata(in: (bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound))
+            )
+        case .file(let url, let offset, _):
+            return ResponseBody(file: url, offset: offset + range.lowerBound, length: range.count)
+        case .stream:
+            return nil
+        }
+    }
+
     /// Whether the body can be read again: `false` for a live stream.
     public var isReplayable: Bool {
         if case .stream = storage { return false }

@@ -199,7 +199,9 @@ import Testing
             ("private=\"Set-Cookie, X-A\", max-age=7", "max-age", 7),
             ("max-age=99999999999", "max-age", Int(Int32.max)),
             ("max-age=-1", "max-age", nil), ("max-age=", "max-age", nil), ("max-age=1.5", "max-age", nil),
-            ("  max-age = 3 ", "max-age", 3), ("stale-while-revalidate=30", "stale-while-revalidate", 30),
+            ("  max-age=3 ", "max-age", 3), ("stale-while-revalidate=30", "stale-while-revalidate", 30),
+            // No whitespace around `=` (the caching suite's freshness-max-age-space-*-equals).
+            ("max-age = 3", "max-age", nil), ("max-age =3", "max-age", nil), ("max-age= 3", "max-age", nil),
             ("max-age=000000000060", "max-age", 60), ("max-age=1e3", "max-age", nil),
         ] as [(String, String, Int?)]
     )

@@ -28,11 +28,15 @@ struct CacheControl: Sendable, Equatable {
         while !rest.isEmpty {
             // A directive: a token, then an optional `=token` or `="quoted string"`.
             let nameEnd = rest.firstIndex { $0 == "=" || $0 == "," } ?? rest.endIndex
-            let name = rest[..<nameEnd].trimmingHTTPWhitespace.lowercasedASCII
+            let rawName = rest[..<nameEnd]
+            var name = rawName.trimmingHTTPWhitespace.lowercasedASCII
             rest = rest[nameEnd...]
             var argument = ""
             if rest.first == "=" {
-                rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
+                // No whitespace around `=` in the grammar (RFC 9111 §5.2): `max-age =3600` is no
+                // max-age, and `max-age= 3600` an invalid one.
+                if rawName.last == " " || rawName.last == "\t" { name = "" }
+                rest = rest.dropFirst()
                 if rest.first == "\"" {
                     rest = rest.dropFirst()
                     var escaped = false
@@ -54,7 +58,9 @@ struct CacheControl: Sendable, Equatable {
                     rest = rest.drop { $0 != "," }
                 } else {
                     let end = rest.firstIndex(of: ",") ?? rest.endIndex
-                    argument = String(rest[..<end].trimmingHTTPWhitespace)
+                    let value = rest[..<end]
+                    argument =
+                        value.first == " " || value.first == "\t" ? String(value) : String(value.trimmingHTTPWhitespace)
                     rest = rest[end...]
                 }
             }

@@ -105,9 +105,42 @@ struct CachePolicy: Sendable {
     static func age(of entry: CacheEntry, now: Date) -> TimeInterval {
         let date = entry.headers[.date].flatMap { HTTPDate.parse($0) } ?? entry.responseDate
         let apparentAge = max(0, entry.responseDate.timeIntervalSince(date))
-        let ageValue = TimeInterval(CacheControl.deltaSeconds(entry.headers[.age]?.trimmingHTTPWhitespace ?? "") ?? 0)
+        let ageValue = TimeInterval(Self.ageValue(of: entry.headers) ?? 0)
         let correctedAgeValue = ageValue + max(0, entry.responseDate.timeIntervalSince(entry.requestDate))
         return max(apparentAge, correctedAgeValue) + max(0, now.timeIntervalSince(entry.responseDate))
+    }
+
+    /// The `Age` field's value (RFC 9111 §5.1): the first member of its first line, without
+    /// parameters, or `nil` when that is not a number of seconds (a negative, a fraction, a word
+    /// are ignored). `Age: 7200, 0` and two lines `7200` and `0` are 7200 seconds old, as the
+    /// caching suite's `age-parse-*` tests require.
+    static func ageValue(of headers: HTTPFields) -> Int? {
+        guard let line = headers[values: .age].first else { return nil }
+        return CacheControl.deltaSeconds(line.prefix { $0 != "," && $0 != ";" }.trimmingHTTPWhitespace)
+    }
+
+    // MARK: What is stored (RFC 9111 §3.1)
+
+    /// Fields about one connection rather than the response (RFC 9110 §7.6.1), which a cache
+    /// does not store.
+    private static let connectionFields: Set<String> = [
+        "connection", "keep-alive", "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
+        "proxy-connection", "te", "transfer-encoding", "upgrade",
+    ]
+
+    /// `headers` as a cache stores them: without the connection's fields and the fields that
+    /// `Connection` names (RFC 9111 §3.1).
+    static func storable(_ headers: HTTPFields) -> HTTPFields {
+        let named = Set(
+            headers[values: .connection].flatMap { $0.split(separator: ",") }.map {
+                $0.trimmingHTTPWhitespace.lowercased()
+            }
+        )
+        func isConnections(_ field: HTTPField) -> Bool {
+            connectionFields.contains(field.name.canonicalName) || named.contains(field.name.canonicalName)
+        }
+        guard headers.contains(where: isConnections) else { return headers }
+        return HTTPFields(headers.filter { !isConnections($0) })
     }
 
     // MARK: Using an entry (RFC 9111 §4, RFC 5861)
@@ -165,6 +198,67 @@ struct CachePolicy: Sendable {
 
     // MARK: Validation (RFC 9111 §4.3)
 
+    /// The one byte range a request asks for (`Range: bytes=0-1`, `bytes=5-`, `bytes=-5`; RFC 9110
+    /// §14.1.2), within a body of `length` bytes; `nil` for several ranges, another unit, or a
+    /// range the body cannot satisfy.
+    static func byteRange(_ header: String, length: Int) -> Range<Int>? {
+        let value = header.trimmingHTTPWhitespace
+        guard value.lowercased().hasPrefix("bytes="), !value.contains(",") else { return nil }
+        let spec = value.dropFirst(6).trimmingHTTPWhitespace
+        guard let dash = spec.firstIndex(of: "-") else { return nil }
+        let first = spec[..<dash].trimmingHTTPWhitespace
+        let last = spec[spec.index(after: dash)...].trimmingHTTPWhitespace
+        if first.isEmpty {  // the last `last` bytes
+            guard let suffix = CacheControl.deltaSeconds(last), suffix > 0, length > 0 else { return nil }
+            return max(0, length - suffix)..<length
+        }
+        guard let start = CacheControl.deltaSeconds(first), start < length else { return nil }
+        if last.isEmpty { return start..<length }
+        guard let end = CacheControl.deltaSeconds(last), end >= start else { return nil }
+        return start..<min(end + 1, length)
+    }
+
+    /// The condition of a caller's own conditional request, as a cache evaluates it against a
+    /// stored response (RFC 9111 §4.3.2, RFC 9110 §13.1).
+    struct Condition {
+        /// `If-None-Match`'s entity tags; `nil` without the field (then `If-Modified-Since`
+        /// counts).
+        let entityTags: [Substring]?
+        let modifiedSince: Date?
+
+        init?(_ headers: HTTPFields) {
+            let tags = headers[values: .ifNoneMatch]
+            let since = headers[.ifModifiedSince]
+            guard !tags.isEmpty || since != nil else { return nil }
+            entityTags =
+                tags.isEmpty ? nil : tags.flatMap { $0.split(separator: ",") }.map { $0.trimmingHTTPWhitespace }
+            modifiedSince = since.flatMap { HTTPDate.parse($0) }
+        }
+
+        /// Whether the answer is a 304: an entity tag matches the stored one by the weak
+        /// comparison (`*` matches any), or, without `If-None-Match`, the stored response was not
+        /// modified since the date (its `Last-Modified`, else its `Date`).
+        func isNotModified(_ entry: CacheEntry) -> Bool {
+            if let entityTags {
+                guard let stored = entry.headers[.eTag].map(Self.opaqueTag) else { return entityTags.contains("*") }
+                return entityTags.contains { $0 == "*" || Self.opaqueTag($0) == stored }
+            }
+            guard let modifiedSince,
+                let modified = (entry.headers[.lastModified] ?? entry.headers[.date]).flatMap({ HTTPDate.parse($0) })
+            else { return false }
+            return modified <= modifiedSince
+        }
+
+        /// An entity tag without its weakness (`W/`) and its quotes, for the weak comparison: a
+        /// server's unquoted `ETag: abc` (not valid, and seen) matches `"abc"`.
+        private static func opaqueTag(_ tag: some StringProtocol) -> Substring {
+            var tag = Substring(tag)
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            if tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") { tag = tag.dropFirst().dropLast() }
+            return tag
+        }
+    }
+
     /// The conditional request for `entry`: `If-None-Match` with its `ETag`, `If-Modified-Since`
     /// with its `Last-Modified`. `nil` when the entry has no validator.
     static func conditional(_ request: Request, for entry: CacheEntry) -> Request? {
@@ -190,6 +284,7 @@ struct CachePolicy: Sendable {
         responseDate: Date
     ) -> CacheEntry {
         var entry = entry
+        let notModified = storable(notModified)
         let names = Set(notModified.map(\.name)).filter { !keptOnUpdate.contains($0.canonicalName) }
         for name in names { entry.headers[values: name] = notModified[values: name] }
         // The old Age was the age of the old response; a 304 without Date is dated now.

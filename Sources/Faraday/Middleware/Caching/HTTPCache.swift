@@ -94,15 +94,30 @@ public struct HTTPCache: Middleware {
             if !Self.safeMethods.contains(request.method) { invalidate(after: request, completions.head.response) }
             return completions.marked(.uncacheable)
         }
-        // The caller's own conditional or range request is theirs to answer.
-        if request.headers.contains(.ifNoneMatch) || request.headers.contains(.ifModifiedSince)
-            || request.headers.contains(.range)
-        {
-            return try await app.call(env).marked(.uncacheable)
-        }
         let key = CacheEntry.key(for: request.url)
         let now = handler.now()
         let entry = handler.store.entries(for: key).first { CachePolicy.matches($0, request) }
+        // A range request (RFC 9111 §3.4): one range of a fresh complete stored response is
+        // answered from it; anything else goes to the server as the caller wrote it.
+        if let range = request.headers[.range] {
+            if let entry, !request.headers.contains(.ifRange),
+                handler.policy.use(of: entry, requestControl: requestControl, now: now) == .fresh,
+                let partial = servePart(range, of: entry, env, now: now)
+            {
+                return partial
+            }
+            return try await app.call(env).marked(.uncacheable)
+        }
+        // The caller's own conditional request (§4.3.2): a fresh stored response answers its
+        // condition; anything else goes to the server as the caller wrote it.
+        if let condition = CachePolicy.Condition(request.headers) {
+            if let entry, handler.policy.use(of: entry, requestControl: requestControl, now: now) == .fresh,
+                let answer = serve(entry, env, .hit, now: now, notModified: condition.isNotModified(entry))
+            {
+                return answer
+            }
+            return try await app.call(env).marked(.uncacheable)
+        }
         if let entry {
             switch handler.policy.use(of: entry, requestControl: requestControl, now: now) {
             case .fresh: if let hit = serve(entry, env, .hit, now: now) { return hit }
@@ -223,7 +238,7 @@ public struct HTTPCache: Middleware {
             url: env.request.url,
             varyingRequestHeaders: varying,
             status: response.status,
-            headers: response.headers,
+            headers: CachePolicy.storable(response.headers),
             body: .empty,
             requestDate: requestDate,
             responseDate: responseDate
@@ -241,11 +256,25 @@ public struct HTTPCache: Middleware {
 
     /// A stored response as the answer, with its current `Age`; `nil` when its body cannot be
     /// read (its file was removed meanwhile).
-    private func serve(_ entry: CacheEntry, _ env: Env, _ status: CacheStatus, now: Date) -> Completions? {
+    private func serve(
+        _ entry: CacheEntry,
+        _ env: Env,
+        _ status: CacheStatus,
+        now: Date,
+        notModified: Bool = false
+    ) -> Completions? {
         var served = env
         var headers = entry.headers
         headers[.age] = String(Int(min(CachePolicy.age(of: entry, now: now).rounded(.down), Double(Int32.max))))
         served[CacheStatusKey.self] = status
+        // A 304 to the caller's condition: the stored fields without the body's (RFC 9110 §15.4.5).
+        if notModified {
+            for name in [HTTPField.Name.contentLength, .contentEncoding, .contentRange, .transferEncoding] {
+                headers[name] = nil
+            }
+            served.response = ResponseData(status: .notModified, headers: headers)
+            return .buffered(served)
+        }
         // A stored file is streamed a piece at a time to a streamed request, never read whole.
         if !entry.body.isInMemory && env.request.options.streaming != nil {
             served.response = ResponseData(status: entry.status, headers: headers)
@@ -254,6 +283,20 @@ public struct HTTPCache: Middleware {
         guard let body = entry.body.bytes() else { return nil }
         served.response = ResponseData(status: entry.status, headers: headers, body: body)
         return .buffered(served)
+    }
+
+    /// One byte range of a complete stored response as a 206 (RFC 9110 §15.3.7), with its
+    /// current `Age`; `nil` when the entry is not a complete 200 or cannot give that range.
+    private func servePart(_ rangeHeader: String, of entry: CacheEntry, _ env: Env, now: Date) -> Completions? {
+        guard entry.status == .ok, entry.headers[.contentRange] == nil, let length = entry.body.length,
+            let range = CachePolicy.byteRange(rangeHeader, length: length), let body = entry.body.slice(range)
+        else { return nil }
+        var part = entry
+        part.status = .partialContent
+        part.body = body
+        part.headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(length)"
+        part.headers[.contentLength] = String(range.count)
+        return serve(part, env, .hit, now: now)
     }
 
     /// RFC 9111 §4.4: a successful unsafe request makes the stored responses of its URL (and of

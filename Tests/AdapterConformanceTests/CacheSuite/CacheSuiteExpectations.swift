@@ -1,0 +1,61 @@
+/// The tests of the caching suite's private-cache set that ``HTTPCache`` does not pass, each with
+/// the reason; every other test must pass, and each of these must still fail (a test that starts
+/// passing is taken off the list). No required test is here.
+enum CacheSuiteExpectations {
+    static let failing: [String: String] = [
+        // Partial content: a 206 is not stored, nor combined with another (issue 47, part 2).
+        "partial-store-partial-complete": "206 responses are not stored yet",
+        "partial-store-partial-reuse-partial": "206 responses are not stored yet",
+        "partial-store-partial-reuse-partial-absent": "206 responses are not stored yet",
+        "partial-store-partial-reuse-partial-byterange": "206 responses are not stored yet",
+        "partial-store-partial-reuse-partial-suffix": "206 responses are not stored yet",
+        // Vary: selecting fields are compared as sent (issue 47).
+        "vary-normalise-lang-case": "Accept-Language values are compared as sent, not case-normalised",
+        "vary-normalise-lang-order": "Accept-Language values are compared as sent, not reordered",
+        "vary-normalise-lang-space": "selecting field values are compared with their whitespace",
+        "vary-normalise-space": "selecting field values are compared with their whitespace",
+        "vary-normalise-lang-select": "no content negotiation by quality values",
+        // A deliberate choice, by RFC 9111's words.
+        "freshness-max-age-two-stale-fresh-sameline":
+            "§4.2.1: of two max-age directives the first is used (max-age=1 here): stale",
+        "freshness-max-age-two-stale-fresh-sepline":
+            "§4.2.1: of two max-age directives the first is used (max-age=1 here): stale",
+        "freshness-max-age-decimal-zero":
+            "§1.2.2: delta-seconds are digits only; 3600.0 is invalid, the response stale",
+        "freshness-max-age-decimal-five":
+            "§1.2.2: delta-seconds are digits only; 3600.5 is invalid, the response stale",
+        "freshness-max-age-a100": "§1.2.2: a3600 is no delta-seconds; the response is stale",
+        "freshness-max-age-100a": "§1.2.2: 3600a is no delta-seconds; the response is stale",
+        "heuristic-delta-5": "§4.2.2: 10 % of 5 s since Last-Modified is half a second; stale 3 s later",
+        "heuristic-delta-10": "§4.2.2: 10 % of 10 s since Last-Modified is one second; stale 3 s later",
+        "heuristic-delta-30": "§4.2.2: 10 % of 30 s since Last-Modified is three seconds; stale 3 s later",
+        "stale-503": "§4.2.4: stale only when allowed (stale-if-error, max-stale): a 503 is passed on",
+        "stale-close": "§4.2.4: stale only when allowed (stale-if-error, max-stale): the failure is passed on",
+        "stale-warning-stored": "§4.2.4: stale only when allowed; the call fails as the connection did",
+        "stale-warning-become": "§4.2.4: stale only when allowed; the call fails as the connection did",
+        "ccreq-no-store": "§5.2.1.5: request no-store forbids storing, not answering from what is stored",
+        "pragma-request-no-cache":
+            "a request's Pragma: no-cache without Cache-Control is read as no-cache (HTTP/1.0 clients, RFC 7234 §5.4)",
+        "conditional-lm-fresh-no-lm":
+            "§4.3.2: without Last-Modified the Date counts, and a response dated after If-Modified-Since was modified",
+        "conditional-etag-forward-unquoted": "the caller's If-None-Match is forwarded as written",
+        "conditional-etag-strong-generate-unquoted": "a stored ETag is sent back as the server wrote it",
+        "conditional-etag-vary-headers-mismatch": "the ETags of other variants are not offered to validate a new one",
+        "other-age-delay": "no Age is added to a response from the server, however long it took",
+        "304-etag-update-response-Content-Encoding": "§3.2: a 304 does not replace the stored Content-Encoding",
+        "304-etag-update-response-Content-Range": "§3.2: a 304 does not replace the stored Content-Range",
+        "304-etag-update-response-ETag":
+            "a 304 with a new strong ETag names another representation: fetched again (§4.3.4)",
+        "headers-omit-headers-listed-in-Cache-Control-no-cache":
+            "no-cache with field names is treated as no-cache: the response is revalidated",
+        "headers-omit-headers-listed-in-Cache-Control-no-cache-single":
+            "no-cache with field names is treated as no-cache: the response is revalidated",
+        "head-200-retain": "a HEAD is passed through; its answer is the server's",
+        "head-200-update": "a HEAD's 200 does not update the stored GET response",
+        "head-200-freshness-update": "a HEAD's 200 does not update the stored GET response",
+        "head-410-update": "a HEAD's answer does not update the stored GET response",
+        "method-POST": "a POST's response is not stored under its Content-Location",
+        "status-200-must-understand": "must-understand is not understood: the response is not stored (no-store)",
+        "cc-resp-immutable-fresh": "a reload (max-age=0) revalidates an immutable response",
+    ]
+}
