@@ -9,12 +9,10 @@ enum CacheSuiteExpectations {
         "partial-store-partial-reuse-partial-absent": "206 responses are not stored yet",
         "partial-store-partial-reuse-partial-byterange": "206 responses are not stored yet",
         "partial-store-partial-reuse-partial-suffix": "206 responses are not stored yet",
-        // Vary: selecting fields are compared as sent (issue 47).
-        "vary-normalise-lang-case": "Accept-Language values are compared as sent, not case-normalised",
-        "vary-normalise-lang-order": "Accept-Language values are compared as sent, not reordered",
-        "vary-normalise-lang-space": "selecting field values are compared with their whitespace",
-        "vary-normalise-space": "selecting field values are compared with their whitespace",
-        "vary-normalise-lang-select": "no content negotiation by quality values",
+        // Vary (§4.1): selecting fields are normalised, but not reordered or negotiated.
+        "vary-normalise-lang-order":
+            "Accept-Language is not reordered: a server may prefer the first of two languages of equal weight",
+        "vary-normalise-lang-select": "no content negotiation by quality values in the cache",
         // A deliberate choice, by RFC 9111's words.
         "freshness-max-age-two-stale-fresh-sameline":
             "§4.2.1: of two max-age directives the first is used (max-age=1 here): stale",

@@ -110,4 +110,34 @@ import Testing
         #expect((second.cacheStatus == .hit) == row.isFresh)
         #expect(origin.requests.count == (row.isFresh ? 1 : 2))
     }
+
+    /// Two requests select the same stored variant when their selecting fields mean the same
+    /// (RFC 9111 §4.1, the suite's `vary-normalise-*`): lines joined, whitespace around members
+    /// dropped, case ignored where the field's values are case-insensitive; order kept.
+    static let varyRows: [(field: String, first: [String], second: [String], isHit: Bool)] = [
+        ("Foo", ["1, 2"], ["1", "2"], true), ("Foo", ["1,2"], [" 1, 2 "], true), ("Foo", ["a  b"], ["a b"], true),
+        ("Accept-Language", ["en, de"], ["eN, De"], true), ("Accept-Language", ["en, de"], [" en ,   de"], true),
+        ("Accept-Language", ["en, de"], ["de, en"], false), ("Accept-Language", ["en"], ["fr"], false),
+        ("Foo", ["A"], ["a"], false), ("Foo", ["1"], [], false),
+    ]
+
+    @Test(arguments: varyRows)
+    func selectingFieldsMatchByMeaning(
+        _ row: (field: String, first: [String], second: [String], isHit: Bool)
+    ) async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { _, _ in
+            StubResponse(headers: origin.headers([("Cache-Control", "max-age=3600"), ("Vary", row.field)]), body: "b")
+        }
+        let (connection, _) = try origin.connection()
+        let name = try #require(HTTPField.Name(row.field))
+        _ = try await connection.get("x", headers: HTTPFields(row.first.map { HTTPField(name: name, value: $0) })).value
+        let second = try await connection.get(
+            "x",
+            headers: HTTPFields(row.second.map { HTTPField(name: name, value: $0) })
+        )
+        .value
+        #expect((second.cacheStatus == .hit) == row.isHit)
+        #expect(origin.requests.count == (row.isHit ? 1 : 2))
+    }
 }

@@ -60,25 +60,36 @@ struct CachePolicy: Sendable {
                 let name = name.trimmingHTTPWhitespace.lowercasedASCII
                 guard !name.isEmpty else { continue }
                 guard let fieldName = HTTPField.Name(name) else { return nil }  // served to nobody
-                varying[name] = normalized(request.headers[values: fieldName])
+                varying[name] = normalized(request.headers[values: fieldName], of: name)
             }
         }
         return varying
     }
 
     /// Whether `entry` was stored for a request with the same values of its `Vary` headers
-    /// (RFC 9111 §4.1: compared after joining the fields and collapsing whitespace).
+    /// (RFC 9111 §4.1: compared after joining the fields and normalising them).
     static func matches(_ entry: CacheEntry, _ request: Request) -> Bool {
         entry.varyingRequestHeaders.allSatisfy { name, value in
             guard let fieldName = HTTPField.Name(name) else { return false }
-            return normalized(request.headers[values: fieldName]) == value
+            return normalized(request.headers[values: fieldName], of: name) == value
         }
     }
 
-    private static func normalized(_ values: [String]) -> String? {
+    /// Fields whose values are case-insensitive (language tags, content codings, charsets).
+    private static let caseInsensitiveFields: Set<String> = ["accept-language", "accept-encoding", "accept-charset"]
+
+    /// A selecting field's lines as one value, in a form that two requests with the same meaning
+    /// share (RFC 9111 §4.1): lines joined, each list member without the whitespace around it
+    /// and with runs of whitespace inside it made one space, lower-cased where the field's values
+    /// are case-insensitive. The order of members stays: a server may prefer the first of two
+    /// languages of equal weight.
+    private static func normalized(_ values: [String], of name: String) -> String? {
         guard !values.isEmpty else { return nil }
-        return values.map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") }
-            .joined(separator: ", ")
+        let members = values.flatMap { $0.split(separator: ",") }.map { member in
+            member.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+        }.filter { !$0.isEmpty }
+        let joined = members.joined(separator: ", ")
+        return caseInsensitiveFields.contains(name) ? joined.lowercased() : joined
     }
 
     // MARK: Age and freshness (RFC 9111 §4.2)
