@@ -2,7 +2,7 @@
 // process, for counting allocations (heaptrack), instructions (callgrind) or samples (perf
 // record) per request:
 //
-//     AllocProbe [empty|one|sixPassThrough|six|twelve|<one of the six, alone>] [count]
+//     AllocProbe [empty|one|sixPassThrough|six|twelve|<one of the six, alone>|cacheMemory|cacheDisk] [count]
 //
 // `AllocProbe Cookies 100000` runs the Cookies middleware alone (any of the six by the first word
 // of its name: EncodeJSON, DecodeJSON, HTTPLogger, Authorization, Cookies, RaiseError).
@@ -23,8 +23,34 @@
 import BenchmarkStacks
 import Faraday
 import Foundation
+import HTTPTypes
 
 let name = CommandLine.arguments.dropFirst().first ?? "six"
+let count = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 10000
+
+// `cacheMemory` and `cacheDisk`: fresh hits of HTTPCache from each store (issue 47's disk index),
+// the stack ending in a FixedResponseAdapter whose answer is fresh for an hour.
+if name == "cacheMemory" || name == "cacheDisk" {
+    let directory = FileManager.default.temporaryDirectory.appending(path: "faraday-probe-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store: any CacheStore = name == "cacheDisk" ? DiskCacheStore(directory: directory) : MemoryCacheStore()
+    var headers = HTTPFields()
+    headers[.contentType] = "application/json"
+    headers[.cacheControl] = "max-age=3600"
+    let adapter = FixedResponseAdapter(ResponseData(status: .ok, headers: headers, body: Data(BenchmarkStack.document.utf8)))
+    let connection = try Connection(url: "https://api.example.com") { builder in
+        builder.use(HTTPCache.Handler(store: store))
+        builder.adapter = adapter
+    }
+    _ = try await connection.get("items/1").value  // stores the entry
+    try await Task.detached {
+        for _ in 0..<count {
+            guard try await connection.get("items/1").value.cacheStatus == .hit else { exit(3) }
+        }
+    }.value
+    print("\(count) hits from \(name)")
+    exit(0)
+}
 /// Each of the six by the first word of its name, and each stack by its own.
 let choices =
     BenchmarkStack.namedSix.map { (String($0.name.prefix { $0 != " " }), [$0.handler]) }
@@ -33,7 +59,6 @@ guard let handlers = choices.first(where: { $0.0 == name })?.1 else {
     print("AllocProbe: no stack or middleware named \(name); one of \(choices.map(\.0).joined(separator: ", "))")
     exit(2)
 }
-let count = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 10000
 let fixed = ProcessInfo.processInfo.environment["ADAPTER"] == "fixed"
 let setsCookie = ProcessInfo.processInfo.environment["SETCOOKIE"] == "1"
 let connection = try BenchmarkStack.connection(handlers, fixed: fixed, setsCookie: setsCookie)

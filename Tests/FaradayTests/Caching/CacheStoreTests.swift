@@ -166,6 +166,33 @@ import Testing
         #expect(store.entries(for: "x").count == 1)
     }
 
+    /// A store keeps the heads it read (issue 47: a disk hit without a listing, a read and a JSON
+    /// decode), and sees every change another store (another connection, another process) makes
+    /// to the directory: a replaced entry, a new variant, a removed file, a file rewritten in place.
+    @Test func theDiskStoresIndexFollowsWhatOthersWrite() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskCacheStore(directory: directory)
+        let other = DiskCacheStore(directory: directory)
+        other.store(Self.entry("/x", body: 1, accept: "a"), for: "x")
+        #expect(store.entries(for: "x").map { $0.body.length } == [1])
+        #expect(store.entries(for: "x").map { $0.body.length } == [1])  // from the index
+
+        other.store(Self.entry("/x", body: 2, accept: "a"), for: "x")  // replaced by a rename
+        #expect(store.entries(for: "x").map { $0.body.length } == [2])
+        other.store(Self.entry("/x", body: 3, accept: "b", at: 10), for: "x")  // a new variant
+        #expect(store.entries(for: "x").map { $0.body.length } == [3, 2])
+
+        let folder = store.root.appending(path: DiskCacheStore.hash("x"))
+        func file(_ accept: String) -> URL {
+            folder.appending(path: DiskCacheStore.hash(DiskCacheStore.describe(["accept": accept])) + ".entry")
+        }
+        try FileManager.default.removeItem(at: file("b"))  // another process's trim
+        #expect(store.entries(for: "x").map { $0.body.length } == [2])
+        try Data("garbage".utf8).write(to: file("a"))  // rewritten in place: another size and time
+        #expect(store.entries(for: "x").isEmpty)
+    }
+
     @Test func theDiskStoreStaysWithinItsCapacityDroppingTheLeastRecentlyUsed() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

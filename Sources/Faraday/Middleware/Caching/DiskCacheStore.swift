@@ -11,8 +11,9 @@ import HTTPTypes
 /// so that a reader sees a whole entry or none. A file there that cannot be read as an entry of
 /// this format (truncated, corrupt, foreign, another key under a colliding hash) is removed and
 /// treated as absent. Nothing outside that folder is read or removed. The folder is readable by
-/// its owner only. File work is synchronous, as `URLCache`'s is: a store on a slow disk slows the
-/// calls that use it.
+/// its owner only. The heads read are kept in memory while their files stay as they were (a
+/// `stat` of the folder and of each file tells), so a hit reads only the body. File work is
+/// synchronous, as `URLCache`'s is: a store on a slow disk slows the calls that use it.
 public final class DiskCacheStore: CacheStore {
     /// The directory given; the store's files are in its `faraday-http-cache-1` folder.
     public let directory: URL
@@ -22,6 +23,23 @@ public final class DiskCacheStore: CacheStore {
     /// Bytes written since the folder was last measured; it is measured again (and trimmed)
     /// when they could take it over ``capacity``.
     private let written = Locked(Int.max)
+    /// The heads this store has read, by key: a hit checks them with a `stat` of the folder and
+    /// of each file (any change re-reads the folder), not a listing, a read and a JSON decode.
+    private let index = Locked([String: IndexedFolder]())
+    /// The most keys indexed; one more empties the index.
+    private static let indexCapacity = 4096
+
+    private struct IndexedFolder {
+        let signature: FileSignature
+        var files: [IndexedFile]
+    }
+
+    private struct IndexedFile {
+        let path: String
+        var signature: FileSignature?
+        let entry: CacheEntry
+        var touched: Date
+    }
 
     static let fileExtension = "entry"
     private static let magic = Data("faraday-cache 1\n".utf8)
@@ -40,9 +58,29 @@ public final class DiskCacheStore: CacheStore {
 
     public func entries(for key: String) -> [CacheEntry] {
         let folder = folder(for: key)
+        guard let folderSignature = FileSignature(path: folder.path) else {
+            index.withLock { $0[key] = nil }
+            return []
+        }
+        // The heads read before, while neither the folder nor any of its files has changed.
+        if let indexed = index.withLock({ $0[key] }), indexed.signature == folderSignature,
+            indexed.files.allSatisfy({ FileSignature(path: $0.path) == $0.signature })
+        {
+            var files = indexed.files
+            let now = Date()
+            for position in files.indices { Self.touchIfDue(&files[position], now: now) }
+            index.withLock { $0[key] = IndexedFolder(signature: folderSignature, files: files) }
+            return files.map(\.entry)
+        }
+        return readFolder(folder, key: key)
+    }
+
+    /// Reads every entry file of a key's folder (removing what is not one), and indexes them.
+    private func readFolder(_ folder: URL, key: String) -> [CacheEntry] {
         guard let files = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
         else { return [] }
-        var entries: [CacheEntry] = []
+        var indexed: [IndexedFile] = []
+        let now = Date()
         for file in files {
             guard file.pathExtension == Self.fileExtension else {
                 try? FileManager.default.removeItem(at: file)  // foreign: nothing else is written here
@@ -50,14 +88,31 @@ public final class DiskCacheStore: CacheStore {
             }
             switch Self.read(file, key: key) {
             case .entry(let entry):
-                // Reading counts as a use, for eviction.
-                try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: file.path)
-                entries.append(entry)
+                var read = IndexedFile(path: file.path, signature: nil, entry: entry, touched: .distantPast)
+                Self.touchIfDue(&read, now: now)
+                indexed.append(read)
             case .invalid: try? FileManager.default.removeItem(at: file)
             case .unreadable: continue  // removed meanwhile, or no descriptor left: not its fault
             }
         }
-        return entries.sorted { $0.responseDate > $1.responseDate }
+        indexed.sort { $0.entry.responseDate > $1.entry.responseDate }
+        // After the removals above, which change the folder.
+        if let signature = FileSignature(path: folder.path), indexed.allSatisfy({ $0.signature != nil }) {
+            index.withLock { index in
+                if index.count >= Self.indexCapacity { index.removeAll(keepingCapacity: true) }
+                index[key] = IndexedFolder(signature: signature, files: indexed)
+            }
+        }
+        return indexed.map(\.entry)
+    }
+
+    /// Reading counts as a use, for eviction: the file's modification time is set to now, at
+    /// most once a minute (another process's store sees that use on its next trim).
+    private static func touchIfDue(_ file: inout IndexedFile, now: Date) {
+        guard now.timeIntervalSince(file.touched) >= 60 else { return }
+        try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: file.path)
+        file.touched = now
+        file.signature = FileSignature(path: file.path)
     }
 
     public func store(_ entry: CacheEntry, for key: String) {
@@ -73,12 +128,14 @@ public final class DiskCacheStore: CacheStore {
 
     public func removeEntries(for key: String) {
         try? FileManager.default.removeItem(at: folder(for: key))
+        index.withLock { $0[key] = nil }
     }
 
     public func removeAll() {
         let contents = (try? FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: nil)) ?? []
         for item in contents where item.lastPathComponent != "tmp" { try? FileManager.default.removeItem(at: item) }
         written.withLock { $0 = 0 }
+        index.withLock { $0.removeAll() }
     }
 
     /// Makes the store's folders (owner only) and returns a new temporary file's URL.
@@ -105,6 +162,7 @@ public final class DiskCacheStore: CacheStore {
             try? FileManager.default.removeItem(at: file)
             return
         }
+        index.withLock { $0[key] = nil }
         let needsTrim = written.withLock { written in
             written = written == Int.max ? Int.max : written + size
             return written > capacity
@@ -139,6 +197,7 @@ public final class DiskCacheStore: CacheStore {
             }
         }
         written.withLock { $0 = total }
+        index.withLock { $0.removeAll() }
     }
 
     // MARK: The file format: magic line, body length, body, then the head as JSON
@@ -229,5 +288,26 @@ public final class DiskCacheStore: CacheStore {
         }
         let digits = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - digits.utf8.count) + digits
+    }
+}
+
+/// What tells that a file or folder changed, for one `stat`: its inode (a file replaced by a
+/// rename has another), size and modification time to the nanosecond.
+struct FileSignature: Equatable, Sendable {
+    let inode: UInt64
+    let size: Int64
+    let seconds: Int
+    let nanoseconds: Int
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        #if canImport(Darwin)
+        (seconds, nanoseconds) = (Int(info.st_mtimespec.tv_sec), Int(info.st_mtimespec.tv_nsec))
+        #else
+        (seconds, nanoseconds) = (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
+        #endif
     }
 }
