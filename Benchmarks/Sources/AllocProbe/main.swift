@@ -37,7 +37,9 @@ if name == "cacheMemory" || name == "cacheDisk" {
     var headers = HTTPFields()
     headers[.contentType] = "application/json"
     headers[.cacheControl] = "max-age=3600"
-    let adapter = FixedResponseAdapter(ResponseData(status: .ok, headers: headers, body: Data(BenchmarkStack.document.utf8)))
+    let adapter = FixedResponseAdapter(
+        ResponseData(status: .ok, headers: headers, body: Data(BenchmarkStack.document.utf8))
+    )
     let connection = try Connection(url: "https://api.example.com") { builder in
         builder.use(HTTPCache.Handler(store: store))
         builder.adapter = adapter

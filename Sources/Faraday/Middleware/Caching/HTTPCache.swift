@@ -35,6 +35,10 @@ public struct HTTPCache: Middleware {
         var policy: CachePolicy
         /// The largest body stored; a larger response passes through and is not kept.
         public var maximumBodySize: Int
+        /// How long a request that misses waits for the same request already on its way (nginx's
+        /// `proxy_cache_lock_timeout`): concurrent misses for one URL send one request, and the
+        /// others are answered from what it stored. `.zero` sends every miss.
+        public var lockTimeout: Duration
         /// The clock (a fixed one in tests).
         let now: @Sendable () -> Date
         let shared = Shared()
@@ -48,14 +52,18 @@ public struct HTTPCache: Middleware {
         ///   - maximumHeuristicLifetime: the cap on that heuristic freshness (one day).
         ///   - maximumBodySize: the largest body stored (8 MiB; raise it with a
         ///     ``DiskCacheStore`` to keep large downloads, which stream to disk).
+        ///   - lockTimeout: how long a miss waits for the same request already on its way
+        ///     (5 seconds); `.zero` sends every miss.
         ///   - now: the clock.
         public init(
             store: any CacheStore = MemoryCacheStore(),
             heuristicFraction: Double = 0.1,
             maximumHeuristicLifetime: TimeInterval = 86_400,
             maximumBodySize: Int = 8 * 1024 * 1024,
+            lockTimeout: Duration = .seconds(5),
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
+            self.lockTimeout = lockTimeout
             self.store = store
             self.policy = CachePolicy(
                 heuristicFraction: heuristicFraction,
@@ -84,6 +92,7 @@ public struct HTTPCache: Middleware {
     final class Shared: Sendable {
         let generation = Locked(0)
         let revalidations = BackgroundTasks()
+        let flights = Flights()
     }
 
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
@@ -144,7 +153,37 @@ public struct HTTPCache: Middleware {
             answer[CacheStatusKey.self] = .uncacheable
             return .buffered(answer)
         }
-        return try await fetch(env, requestControl, key: key, entry: entry)
+        guard handler.lockTimeout > .zero else { return try await fetch(env, requestControl, key: key, entry: entry) }
+        let flights = handler.shared.flights
+        switch flights.join(key) {
+        case .leader(let flight):
+            // The flight lands when the response has ended, stored or not (the store's hooks,
+            // added first, run first), or failed; or at once when the request fails.
+            let completions: Completions
+            do {
+                completions = try await fetch(env, requestControl, key: key, entry: entry)
+            } catch {
+                flights.land(flight, key: key)
+                throw error
+            }
+            return completions.onComplete { env in
+                if env.isFinal { flights.land(flight, key: key) }
+            }.mapErrors { error in
+                flights.land(flight, key: key)
+                return error
+            }
+        case .waiter(let flight):
+            try await flight.wait(limit: handler.lockTimeout)
+            // What the leader stored answers when it may; otherwise this call asks for itself.
+            let now = handler.now()
+            let stored = handler.store.entries(for: key).first { CachePolicy.matches($0, request) }
+            if let stored, handler.policy.use(of: stored, requestControl: requestControl, now: now) == .fresh,
+                let hit = serve(stored, env, .hit, now: now)
+            {
+                return hit
+            }
+            return try await fetch(env, requestControl, key: key, entry: stored)
+        }
     }
 
     private static let safeMethods: Set<HTTPRequest.Method> = [.get, .head, .options, .trace]
