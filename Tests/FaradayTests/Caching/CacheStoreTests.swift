@@ -189,6 +189,12 @@ import Testing
         }
         try FileManager.default.removeItem(at: file("b"))  // another process's trim
         #expect(store.entries(for: "x").map { $0.body.length } == [2])
+        // A read counts as a use: a file last touched over a minute ago is touched again.
+        let old = Date(timeIntervalSinceNow: -120)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: file("a").path)
+        #expect(store.entries(for: "x").count == 1)
+        let touched = try FileManager.default.attributesOfItem(atPath: file("a").path)[.modificationDate] as? Date
+        #expect(touched.map { $0 > old.addingTimeInterval(60) } == true)
         try Data("garbage".utf8).write(to: file("a"))  // rewritten in place: another size and time
         #expect(store.entries(for: "x").isEmpty)
     }
@@ -229,6 +235,7 @@ import Testing
             ("  max-age=3 ", "max-age", 3), ("stale-while-revalidate=30", "stale-while-revalidate", 30),
             // No whitespace around `=` (the caching suite's freshness-max-age-space-*-equals).
             ("max-age = 3", "max-age", nil), ("max-age =3", "max-age", nil), ("max-age= 3", "max-age", nil),
+            ("no-cache =\"x\", max-age=5", "max-age", 5),
             ("max-age=000000000060", "max-age", 60), ("max-age=1e3", "max-age", nil),
         ] as [(String, String, Int?)]
     )
@@ -240,6 +247,10 @@ import Testing
         let control = CacheControl([.cacheControl: "No-Store, must-revalidate, private=\"a,b\", public"])
         #expect(control.noStore && control.mustRevalidate && control.isPublic && control.has("private"))
         #expect(CacheControl([HTTPField.Name("Pragma")!: "no-cache"], isRequest: true).noCache)
+        // A malformed restriction still restricts; a malformed max-age makes the response stale.
+        #expect(CacheControl([.cacheControl: "no-cache =\"Set-Cookie\""]).noCache)
+        #expect(CacheControl([.cacheControl: "private =\"x\""]).has("private"))
+        #expect(CacheControl([.cacheControl: "max-age =60"]).hasInvalidMaxAge)
         #expect(!CacheControl([HTTPField.Name("Pragma")!: "no-cache"]).noCache)
         #expect(CacheControl([.cacheControl: "max-stale"]).maxStale == Int.max)
         #expect(CacheControl([.cacheControl: "max-stale=5"]).maxStale == 5)

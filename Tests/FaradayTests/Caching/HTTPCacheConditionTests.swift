@@ -70,6 +70,14 @@ import Testing
             isNotModified: true
         ),
         Row(
+            name: "a tag with a comma",
+            etag: "\"a,b\"",
+            lastModified: nil,
+            ifNoneMatch: "\"x\", \"a,b\"",
+            ifModifiedSince: nil,
+            isNotModified: true
+        ),
+        Row(
             name: "another tag",
             etag: "\"a\"",
             lastModified: nil,
@@ -159,6 +167,26 @@ import Testing
         }
     }
 
+    /// The conditions come before the range (RFC 9110 §13.2.2): a matching tag with a range is a
+    /// 304; and a stored response that is no 2xx ignores both (§13.2.1): it is served whole.
+    @Test func conditionsComeBeforeTheRangeAndOnlyFor2xx() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { _, _ in
+            StubResponse(headers: origin.headers([("Cache-Control", "max-age=60"), ("ETag", "\"a\"")]), body: "0123")
+        }
+        origin.route("/v1/gone") { _, _ in
+            StubResponse(status: .notFound, headers: origin.headers([("Cache-Control", "max-age=60")]), body: "none")
+        }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x").value
+        _ = try await connection.get("gone").value
+        let both = try await connection.get("x", headers: [.ifNoneMatch: "\"a\"", .range: "bytes=0-1"]).value
+        #expect(both.status == .notModified)
+        let missing = try await connection.get("gone", headers: [.ifNoneMatch: "*", .range: "bytes=0-1"]).value
+        #expect(missing.status == .notFound && missing.response?.text == "none" && missing.cacheStatus == .hit)
+        #expect(origin.requests.count == 2)
+    }
+
     /// A stale stored response answers no condition: the caller's request goes to the server as
     /// written, and its answer is the caller's.
     @Test func aStaleStoredResponseLeavesTheConditionToTheServer() async throws {
@@ -194,6 +222,7 @@ import Testing
         ("bytes=3-100", "34567890", "bytes 3-10/11"), ("bytes=20-", nil, nil), ("bytes=0-1,3-4", nil, nil),
         ("items=0-1", nil, nil), ("bytes=5-2", nil, nil), ("bytes=-0", nil, nil),
         ("bytes = 2-3", nil, nil),  // no space around `=` in the grammar
+        ("bytes=99999999999999999999-", nil, nil), ("bytes=-99999999999999999999", nil, nil),
     ]
 
     @Test(arguments: rows)

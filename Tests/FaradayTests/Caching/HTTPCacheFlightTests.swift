@@ -140,4 +140,72 @@ import Testing
         _ = try await leader.value
         #expect(origin.requests.count == 2)
     }
+
+    /// An answer that will not be stored fresh lands the flight at its head: the others do not
+    /// wait for its body (a stream, a large download).
+    @Test func aWaiterDoesNotWaitForTheBodyOfAnAnswerThatIsNotStored() async throws {
+        let gate = AsyncGate()
+        let origin = CachedOrigin()
+        origin.adapter.stub(.get, .path("/v1/x")) { _, _ in
+            let body = ByteStream(
+                AsyncStream { continuation in
+                    Task {
+                        await gate.wait()
+                        continuation.yield(Data("late".utf8))
+                        continuation.finish()
+                    }
+                }
+            )
+            return StubResponse(
+                headers: origin.headers([("Cache-Control", "no-store")]),
+                body: ResponseBody(stream: body)
+            )
+        }
+        // A lock longer than the test's bound: a waiter that waited would fail it.
+        let (connection, cache) = try origin.connection { $0.lockTimeout = .seconds(600) }
+        let leader = connection.get("x", streaming: .chunks)
+        _ = try await leader.head  // the leader's head is here; its body waits at the gate
+        let leaderDone = Task { try await leader.value }  // pulls the body once the gate opens
+        let waiter = Task { try await connection.get("x").value }
+        // The waiter's own request reaches the server while the leader's body still waits.
+        for _ in 0..<20_000 where origin.requests.count < 2 { try? await Task.sleep(for: .milliseconds(1)) }
+        let askedItself = origin.requests.count == 2 && cache.shared.flights.waiting == 0
+        gate.open()
+        #expect(askedItself)
+        #expect(try await waiter.value.response?.text == "late")
+        _ = try await leaderDone.value
+    }
+
+    /// A waiter whose call is cancelled through its handle (or a `Timeout` above) stops waiting.
+    @Test func aWaiterCancelledThroughItsHandleStopsWaiting() async throws {
+        let gate = AsyncGate()
+        let origin = origin(gate)
+        let (connection, cache) = try origin.connection()
+        let leader = Task { try await connection.get("gated").value }
+        for _ in 0..<1000 where origin.requests.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+        let handle = connection.get("gated")
+        let waiter = Task { try await handle.value }
+        let waited = await waitForWaiters(1, cache)
+        handle.cancel()
+        let left = await waitForWaiters(0, cache)
+        gate.open()
+        #expect(waited && left)
+        await #expect(throws: FaradayError.self) { try await waiter.value }
+        #expect(try await leader.value.cacheStatus == .miss)
+    }
+
+    /// A request that may not be answered from the store (`no-cache`, `max-age=0`, `no-store`)
+    /// waits for nobody.
+    @Test(arguments: ["no-cache", "max-age=0", "no-store"])
+    func aRequestThatMayNotUseTheStoreDoesNotWait(_ cacheControl: String) async throws {
+        let gate = AsyncGate()
+        let origin = origin(gate)
+        let (connection, _) = try origin.connection()
+        let leader = Task { try await connection.get("gated").value }
+        for _ in 0..<1000 where origin.requests.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+        let answer = try await connection.get("gated", headers: [.cacheControl: cacheControl]).value
+        gate.open()
+        #expect(answer.response?.text == "gated" && origin.requests.count == 2)
+        _ = try await leader.value
+    }
 }

@@ -29,13 +29,15 @@ struct CacheControl: Sendable, Equatable {
             // A directive: a token, then an optional `=token` or `="quoted string"`.
             let nameEnd = rest.firstIndex { $0 == "=" || $0 == "," } ?? rest.endIndex
             let rawName = rest[..<nameEnd]
-            var name = rawName.trimmingHTTPWhitespace.lowercasedASCII
+            let name = rawName.trimmingHTTPWhitespace.lowercasedASCII
             rest = rest[nameEnd...]
             var argument = ""
+            var isMalformed = false
             if rest.first == "=" {
-                // No whitespace around `=` in the grammar (RFC 9111 §5.2): `max-age =3600` is no
-                // max-age, and `max-age= 3600` an invalid one.
-                if rawName.last == " " || rawName.last == "\t" { name = "" }
+                // No whitespace around `=` in the grammar (RFC 9111 §5.2): `max-age =3600` and
+                // `max-age= 3600` are invalid max-ages (the response is stale). The directive stays
+                // present, so that a malformed `no-cache ="x"` or `private ="x"` still restricts.
+                isMalformed = rawName.last == " " || rawName.last == "\t"
                 rest = rest.dropFirst()
                 if rest.first == "\"" {
                     rest = rest.dropFirst()
@@ -65,6 +67,7 @@ struct CacheControl: Sendable, Equatable {
                 }
             }
             rest = rest.drop { $0 == "," || $0 == " " || $0 == "\t" }
+            if isMalformed { argument = " " + argument }  // no delta-seconds
             if !name.isEmpty, directives[name] == nil { directives[name] = argument }
         }
     }

@@ -220,13 +220,21 @@ struct CachePolicy: Sendable {
         let first = spec[..<dash].trimmingHTTPWhitespace
         let last = spec[spec.index(after: dash)...].trimmingHTTPWhitespace
         if first.isEmpty {  // the last `last` bytes
-            guard let suffix = CacheControl.deltaSeconds(last), suffix > 0, length > 0 else { return nil }
+            guard let suffix = position(last), suffix > 0, length > 0 else { return nil }
             return max(0, length - suffix)..<length
         }
-        guard let start = CacheControl.deltaSeconds(first), start < length else { return nil }
+        guard let start = position(first), start < length else { return nil }
         if last.isEmpty { return start..<length }
-        guard let end = CacheControl.deltaSeconds(last), end >= start else { return nil }
-        return start..<min(end + 1, length)
+        guard let end = position(last), end >= start else { return nil }
+        return start..<min(end, length - 1) + 1
+    }
+
+    /// A byte position: digits only; `nil` past `Int.max` (the request then goes to the server).
+    private static func position(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return nil
+        }
+        return Int(text)
     }
 
     /// The condition of a caller's own conditional request, as a cache evaluates it against a
@@ -241,8 +249,7 @@ struct CachePolicy: Sendable {
             let tags = headers[values: .ifNoneMatch]
             let since = headers[.ifModifiedSince]
             guard !tags.isEmpty || since != nil else { return nil }
-            entityTags =
-                tags.isEmpty ? nil : tags.flatMap { $0.split(separator: ",") }.map { $0.trimmingHTTPWhitespace }
+            entityTags = tags.isEmpty ? nil : tags.flatMap(Self.members)
             modifiedSince = since.flatMap { HTTPDate.parse($0) }
         }
 
@@ -258,6 +265,23 @@ struct CachePolicy: Sendable {
                 let modified = (entry.headers[.lastModified] ?? entry.headers[.date]).flatMap({ HTTPDate.parse($0) })
             else { return false }
             return modified <= modifiedSince
+        }
+
+        /// The members of an `If-None-Match` line: split at the commas outside quotes (an entity
+        /// tag may hold a comma), without the whitespace around them.
+        private static func members(of line: String) -> [Substring] {
+            var members: [Substring] = []
+            var start = line.startIndex
+            var isQuoted = false
+            for index in line.indices {
+                if line[index] == "\"" { isQuoted.toggle() }
+                if line[index] == ",", !isQuoted {
+                    members.append(line[start..<index].trimmingHTTPWhitespace)
+                    start = line.index(after: index)
+                }
+            }
+            members.append(line[start...].trimmingHTTPWhitespace)
+            return members.filter { !$0.isEmpty }
         }
 
         /// An entity tag without its weakness (`W/`) and its quotes, for the weak comparison: a

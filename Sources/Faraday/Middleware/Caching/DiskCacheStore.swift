@@ -36,9 +36,9 @@ public final class DiskCacheStore: CacheStore {
 
     private struct IndexedFile {
         let path: String
-        var signature: FileSignature?
+        /// The file's, from the descriptor its head was read through.
+        let signature: FileSignature
         let entry: CacheEntry
-        var touched: Date
     }
 
     static let fileExtension = "entry"
@@ -66,53 +66,47 @@ public final class DiskCacheStore: CacheStore {
         if let indexed = index.withLock({ $0[key] }), indexed.signature == folderSignature,
             indexed.files.allSatisfy({ FileSignature(path: $0.path) == $0.signature })
         {
-            var files = indexed.files
+            // Reading counts as a use, for eviction: a file last touched a minute ago or more is
+            // read again, which touches it (another process's store sees the use on its next trim).
             let now = Date()
-            for position in files.indices { Self.touchIfDue(&files[position], now: now) }
-            index.withLock { $0[key] = IndexedFolder(signature: folderSignature, files: files) }
-            return files.map(\.entry)
+            let isDue = indexed.files.contains { now.timeIntervalSince($0.signature.modified) >= 60 }
+            if !isDue { return indexed.files.map(\.entry) }
         }
         return readFolder(folder, key: key)
     }
 
     /// Reads every entry file of a key's folder (removing what is not one), and indexes them.
     private func readFolder(_ folder: URL, key: String) -> [CacheEntry] {
+        // Taken before the listing: a file renamed in meanwhile makes the next hit read again.
+        let folderSignature = FileSignature(path: folder.path)
         guard let files = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
         else { return [] }
         var indexed: [IndexedFile] = []
+        var isWhole = folderSignature != nil
         let now = Date()
         for file in files {
             guard file.pathExtension == Self.fileExtension else {
                 try? FileManager.default.removeItem(at: file)  // foreign: nothing else is written here
+                isWhole = false
                 continue
             }
-            switch Self.read(file, key: key) {
-            case .entry(let entry):
-                var read = IndexedFile(path: file.path, signature: nil, entry: entry, touched: .distantPast)
-                Self.touchIfDue(&read, now: now)
-                indexed.append(read)
-            case .invalid: try? FileManager.default.removeItem(at: file)
-            case .unreadable: continue  // removed meanwhile, or no descriptor left: not its fault
+            switch Self.read(file, key: key, now: now) {
+            case .entry(let entry, let signature):
+                indexed.append(IndexedFile(path: file.path, signature: signature, entry: entry))
+            case .invalid:
+                try? FileManager.default.removeItem(at: file)
+                isWhole = false
+            case .unreadable: isWhole = false  // removed meanwhile, or no descriptor left: not its fault
             }
         }
         indexed.sort { $0.entry.responseDate > $1.entry.responseDate }
-        // After the removals above, which change the folder.
-        if let signature = FileSignature(path: folder.path), indexed.allSatisfy({ $0.signature != nil }) {
+        if isWhole, let folderSignature {
             index.withLock { index in
                 if index.count >= Self.indexCapacity { index.removeAll(keepingCapacity: true) }
-                index[key] = IndexedFolder(signature: signature, files: indexed)
+                index[key] = IndexedFolder(signature: folderSignature, files: indexed)
             }
         }
         return indexed.map(\.entry)
-    }
-
-    /// Reading counts as a use, for eviction: the file's modification time is set to now, at
-    /// most once a minute (another process's store sees that use on its next trim).
-    private static func touchIfDue(_ file: inout IndexedFile, now: Date) {
-        guard now.timeIntervalSince(file.touched) >= 60 else { return }
-        try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: file.path)
-        file.touched = now
-        file.signature = FileSignature(path: file.path)
     }
 
     public func store(_ entry: CacheEntry, for key: String) {
@@ -235,15 +229,23 @@ public final class DiskCacheStore: CacheStore {
     }
 
     enum ReadResult {
-        case entry(CacheEntry)
+        /// The entry, and the file's signature through the descriptor it was read by (after the
+        /// touch), so that a file renamed into place meanwhile is not taken for this one.
+        case entry(CacheEntry, FileSignature)
         case invalid
         case unreadable
     }
 
-    /// Reads a file's head (the body stays in the file).
-    static func read(_ file: URL, key: String) -> ReadResult {
+    /// Reads a file's head (the body stays in the file), and counts the read as a use: its
+    /// modification time is set to `now` when it is a minute old or more.
+    static func read(_ file: URL, key: String, now: Date) -> ReadResult {
         guard let handle = try? FileHandle(forReadingFrom: file) else { return .unreadable }
         defer { try? handle.close() }
+        guard var signature = FileSignature(descriptor: handle.fileDescriptor) else { return .unreadable }
+        if now.timeIntervalSince(signature.modified) >= 60 {
+            _ = futimens(handle.fileDescriptor, nil)
+            signature = FileSignature(descriptor: handle.fileDescriptor) ?? signature
+        }
         // `read` answers nil at the end of the file: an empty file is read as empty, not unreadable.
         guard let start = try? handle.read(upToCount: bodyOffset) ?? Data() else { return .unreadable }
         guard start.count == bodyOffset, start.starts(with: magic), start.last == UInt8(ascii: "\n"),
@@ -271,7 +273,8 @@ public final class DiskCacheStore: CacheStore {
                 body: ResponseBody(file: file, offset: bodyOffset, length: length),
                 requestDate: Date(timeIntervalSince1970: head.requestDate),
                 responseDate: Date(timeIntervalSince1970: head.responseDate)
-            )
+            ),
+            signature
         )
     }
 
@@ -291,23 +294,48 @@ public final class DiskCacheStore: CacheStore {
     }
 }
 
-/// What tells that a file or folder changed, for one `stat`: its inode (a file replaced by a
-/// rename has another), size and modification time to the nanosecond.
+/// What tells that a file or folder changed, for one `stat`: its device and inode (a file
+/// replaced by a rename has another), size, and its modification and change times to the
+/// nanosecond (a change time moves with any write, rename or touch).
 struct FileSignature: Equatable, Sendable {
+    let device: UInt64
     let inode: UInt64
     let size: Int64
-    let seconds: Int
-    let nanoseconds: Int
+    let modification: Timestamp
+    let change: Timestamp
+
+    struct Timestamp: Equatable, Sendable {
+        let seconds: Int
+        let nanoseconds: Int
+    }
+
+    /// The modification time, as a date.
+    var modified: Date {
+        Date(timeIntervalSince1970: Double(modification.seconds) + Double(modification.nanoseconds) / 1e9)
+    }
 
     init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    init?(descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    private init(_ info: stat) {
+        device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
         #if canImport(Darwin)
-        (seconds, nanoseconds) = (Int(info.st_mtimespec.tv_sec), Int(info.st_mtimespec.tv_nsec))
+        modification = Timestamp(seconds: Int(info.st_mtimespec.tv_sec), nanoseconds: Int(info.st_mtimespec.tv_nsec))
+        change = Timestamp(seconds: Int(info.st_ctimespec.tv_sec), nanoseconds: Int(info.st_ctimespec.tv_nsec))
         #else
-        (seconds, nanoseconds) = (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
+        modification = Timestamp(seconds: Int(info.st_mtim.tv_sec), nanoseconds: Int(info.st_mtim.tv_nsec))
+        change = Timestamp(seconds: Int(info.st_ctim.tv_sec), nanoseconds: Int(info.st_ctim.tv_nsec))
         #endif
     }
 }

@@ -13,10 +13,11 @@ final class Flights: Sendable {
 
     private let flights = Locked([String: Flight]())
 
-    /// Leads the flight for `key`, or waits for the one under way.
-    func join(_ key: String) -> Role {
+    /// Leads the flight for `key`, or waits for the one under way; a flight older than `limit`
+    /// (a long download, a stream) is waited for by nobody more (nginx's `proxy_cache_lock_age`).
+    func join(_ key: String, within limit: Duration) -> Role {
         flights.withLock { flights in
-            if let flight = flights[key] { return .waiter(flight) }
+            if let flight = flights[key], flight.start.duration(to: .now) < limit { return .waiter(flight) }
             let flight = Flight()
             flights[key] = flight
             return .leader(flight)
@@ -48,12 +49,15 @@ final class Flight: Sendable {
     }
 
     private let state = Locked(State())
+    /// When the leader took off.
+    let start = ContinuousClock.now
 
     var waiting: Int { state.withLock { $0.waiters.count } }
 
-    /// Waits until the flight lands, `limit` passes, or the calling task is cancelled (then it
-    /// throws ``FaradayError/Code/cancelled``; the flight and its other waiters go on).
-    func wait(limit: Duration) async throws(FaradayError) {
+    /// Waits until the flight lands, `limit` passes, or the call is cancelled, by its task or its
+    /// `cancellation` (then it throws ``FaradayError/Code/cancelled``; the flight and its other
+    /// waiters go on).
+    func wait(limit: Duration, cancellation: CancellationToken) async throws(FaradayError) {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
@@ -62,7 +66,7 @@ final class Flight: Sendable {
             guard (try? await Task.sleep(for: limit)) != nil else { return }  // cancelled: landed first
             self.release(id)
         }
-        await withTaskCancellationHandler {
+        await cancellation.withCancellationHandler {
             await withCheckedContinuation { continuation in
                 let goesOn = state.withLock { state in
                     // The cancellation flag is set before the handler below runs.
@@ -76,7 +80,7 @@ final class Flight: Sendable {
             self.release(id)
         }
         timer.cancel()
-        if Task.isCancelled {
+        if Task.isCancelled || cancellation.isCancelled {
             throw FaradayError(.cancelled, "The request was cancelled while it waited for the same request.")
         }
     }

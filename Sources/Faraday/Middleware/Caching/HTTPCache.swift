@@ -19,7 +19,8 @@ import HTTPTypes
 /// `Retry` (a hit costs no attempt). Only `GET` responses are stored, when their body ends whole;
 /// an unsafe method that succeeds (`POST`, `PUT`, `PATCH`, `DELETE`) removes the entries of its
 /// URL and of its `Location` and `Content-Location` on the same origin. A request with its own
-/// `If-None-Match`, `If-Modified-Since` or `Range` passes through untouched. A response to a
+/// `If-None-Match`, `If-Modified-Since` or `Range` is answered from a fresh stored response (a
+/// 304, a 206), and goes to the server otherwise. A response to a
 /// request with `Authorization` is stored only when it is `public`, `must-revalidate` or has
 /// `s-maxage` (RFC 9111 §3.5), and ``Connection/reset()`` empties the store. The DocC article
 /// *Caching* has the rules.
@@ -106,24 +107,23 @@ public struct HTTPCache: Middleware {
         let key = CacheEntry.key(for: request.url)
         let now = handler.now()
         let entry = handler.store.entries(for: key).first { CachePolicy.matches($0, request) }
-        // A range request (RFC 9111 §3.4): one range of a fresh complete stored response is
-        // answered from it; anything else goes to the server as the caller wrote it.
-        if let range = request.headers[.range] {
-            if let entry, !request.headers.contains(.ifRange),
-                handler.policy.use(of: entry, requestControl: requestControl, now: now) == .fresh,
-                let partial = servePart(range, of: entry, env, now: now)
-            {
-                return partial
-            }
-            return try await app.call(env).marked(.uncacheable)
-        }
-        // The caller's own conditional request (§4.3.2): a fresh stored response answers its
-        // condition; anything else goes to the server as the caller wrote it.
-        if let condition = CachePolicy.Condition(request.headers) {
-            if let entry, handler.policy.use(of: entry, requestControl: requestControl, now: now) == .fresh,
-                let answer = serve(entry, env, .hit, now: now, notModified: condition.isNotModified(entry))
-            {
-                return answer
+        // The caller's own conditions and range (RFC 9111 §4.3.2, §3.4), in RFC 9110 §13.2.2's
+        // order: a fresh stored response answers the conditions (a 304, for a 2xx), then one
+        // byte range of it (a 206); anything else goes to the server as the caller wrote it.
+        let condition = CachePolicy.Condition(request.headers)
+        let range = request.headers[.range]
+        if condition != nil || range != nil {
+            if let entry, handler.policy.use(of: entry, requestControl: requestControl, now: now) == .fresh {
+                let isSuccess = (200..<300).contains(entry.status.code)
+                if let condition, isSuccess, condition.isNotModified(entry) {
+                    if let answer = serve(entry, env, .hit, now: now, notModified: true) { return answer }
+                } else if let range, isSuccess {
+                    if !request.headers.contains(.ifRange), let part = servePart(range, of: entry, env, now: now) {
+                        return part
+                    }
+                } else if let answer = serve(entry, env, .hit, now: now) {
+                    return answer
+                }
             }
             return try await app.call(env).marked(.uncacheable)
         }
@@ -153,18 +153,24 @@ public struct HTTPCache: Middleware {
             answer[CacheStatusKey.self] = .uncacheable
             return .buffered(answer)
         }
-        guard handler.lockTimeout > .zero else { return try await fetch(env, requestControl, key: key, entry: entry) }
+        // Only a request that a stored response may answer waits for another's.
+        guard handler.lockTimeout > .zero, !requestControl.noStore, !requestControl.noCache, requestControl.maxAge != 0
+        else { return try await fetch(env, requestControl, key: key, entry: entry) }
         let flights = handler.shared.flights
-        switch flights.join(key) {
+        switch flights.join(key, within: handler.lockTimeout) {
         case .leader(let flight):
-            // The flight lands when the response has ended, stored or not (the store's hooks,
-            // added first, run first), or failed; or at once when the request fails.
             let completions: Completions
             do {
                 completions = try await fetch(env, requestControl, key: key, entry: entry)
             } catch {
                 flights.land(flight, key: key)
                 throw error
+            }
+            // What will not be stored fresh answers no waiter: they go on at once. What will is
+            // stored when the response ends (the store's hooks, added first, run first).
+            guard isStoredFresh(completions.head, now: now) else {
+                flights.land(flight, key: key)
+                return completions
             }
             return completions.onComplete { env in
                 if env.isFinal { flights.land(flight, key: key) }
@@ -173,7 +179,7 @@ public struct HTTPCache: Middleware {
                 return error
             }
         case .waiter(let flight):
-            try await flight.wait(limit: handler.lockTimeout)
+            try await flight.wait(limit: handler.lockTimeout, cancellation: env.cancellation)
             // What the leader stored answers when it may; otherwise this call asks for itself.
             let now = handler.now()
             let stored = handler.store.entries(for: key).first { CachePolicy.matches($0, request) }
@@ -322,6 +328,19 @@ public struct HTTPCache: Middleware {
         guard let body = entry.body.bytes() else { return nil }
         served.response = ResponseData(status: entry.status, headers: headers, body: body)
         return .buffered(served)
+    }
+
+    /// Whether a response from the server is being stored, and fresh for a plain request: the
+    /// only answer worth waiting for.
+    private func isStoredFresh(_ head: Env, now: Date) -> Bool {
+        guard head[CacheStatusKey.self] == .miss, let response = head.response else { return false }
+        let control = CacheControl(response.headers)
+        return !control.noCache
+            && handler.policy.freshnessLifetime(
+                status: response.status.code,
+                headers: response.headers,
+                responseDate: now
+            ) > 0
     }
 
     /// One byte range of a complete stored response as a 206 (RFC 9110 §15.3.7), with its
