@@ -107,25 +107,10 @@ public struct HTTPCache: Middleware {
         let key = CacheEntry.key(for: request.url)
         let now = handler.now()
         let entry = handler.store.entries(for: key).first { CachePolicy.matches($0, request) }
-        // The caller's own conditions and range (RFC 9111 §4.3.2, §3.4), in RFC 9110 §13.2.2's
-        // order: a fresh stored response answers the conditions (a 304, for a 2xx), then one
-        // byte range of it (a 206); anything else goes to the server as the caller wrote it.
-        let condition = CachePolicy.Condition(request.headers)
-        let range = request.headers[.range]
-        if condition != nil || range != nil {
-            if let entry, handler.policy.use(of: entry, requestControl: requestControl, now: now) == .fresh {
-                let isSuccess = (200..<300).contains(entry.status.code)
-                if let condition, isSuccess, condition.isNotModified(entry) {
-                    if let answer = serve(entry, env, .hit, now: now, notModified: true) { return answer }
-                } else if let range, isSuccess {
-                    if !request.headers.contains(.ifRange), let part = servePart(range, of: entry, env, now: now) {
-                        return part
-                    }
-                } else if let answer = serve(entry, env, .hit, now: now) {
-                    return answer
-                }
-            }
-            return try await app.call(env).marked(.uncacheable)
+        if request.headers.contains(.ifNoneMatch) || request.headers.contains(.ifModifiedSince)
+            || request.headers.contains(.range)
+        {
+            return try await answerOwnConditions(env, entry: entry, requestControl: requestControl, now: now)
         }
         if let entry {
             switch handler.policy.use(of: entry, requestControl: requestControl, now: now) {
@@ -153,50 +138,14 @@ public struct HTTPCache: Middleware {
             answer[CacheStatusKey.self] = .uncacheable
             return .buffered(answer)
         }
-        // Only a request that a stored response may answer waits for another's.
-        guard handler.lockTimeout > .zero, !requestControl.noStore, !requestControl.noCache, requestControl.maxAge != 0
-        else { return try await fetch(env, requestControl, key: key, entry: entry) }
-        let flights = handler.shared.flights
-        switch flights.join(key, within: handler.lockTimeout) {
-        case .leader(let flight):
-            let completions: Completions
-            do {
-                completions = try await fetch(env, requestControl, key: key, entry: entry)
-            } catch {
-                flights.land(flight, key: key)
-                throw error
-            }
-            // What will not be stored fresh answers no waiter: they go on at once. What will is
-            // stored when the response ends (the store's hooks, added first, run first).
-            guard isStoredFresh(completions.head, now: now) else {
-                flights.land(flight, key: key)
-                return completions
-            }
-            return completions.onComplete { env in
-                if env.isFinal { flights.land(flight, key: key) }
-            }.mapErrors { error in
-                flights.land(flight, key: key)
-                return error
-            }
-        case .waiter(let flight):
-            try await flight.wait(limit: handler.lockTimeout, cancellation: env.cancellation)
-            // What the leader stored answers when it may; otherwise this call asks for itself.
-            let now = handler.now()
-            let stored = handler.store.entries(for: key).first { CachePolicy.matches($0, request) }
-            if let stored, handler.policy.use(of: stored, requestControl: requestControl, now: now) == .fresh,
-                let hit = serve(stored, env, .hit, now: now)
-            {
-                return hit
-            }
-            return try await fetch(env, requestControl, key: key, entry: stored)
-        }
+        return try await fetchOnce(env, requestControl, key: key, entry: entry, now: now)
     }
 
     private static let safeMethods: Set<HTTPRequest.Method> = [.get, .head, .options, .trace]
 
     /// Asks the server (conditionally when `entry` has a validator), and stores, updates or
     /// falls back to `entry` by its answer.
-    private func fetch(
+    func fetch(
         _ env: Env,
         _ requestControl: CacheControl,
         key: String,
@@ -301,7 +250,7 @@ public struct HTTPCache: Middleware {
 
     /// A stored response as the answer, with its current `Age`; `nil` when its body cannot be
     /// read (its file was removed meanwhile).
-    private func serve(
+    func serve(
         _ entry: CacheEntry,
         _ env: Env,
         _ status: CacheStatus,
@@ -330,33 +279,6 @@ public struct HTTPCache: Middleware {
         return .buffered(served)
     }
 
-    /// Whether a response from the server is being stored, and fresh for a plain request: the
-    /// only answer worth waiting for.
-    private func isStoredFresh(_ head: Env, now: Date) -> Bool {
-        guard head[CacheStatusKey.self] == .miss, let response = head.response else { return false }
-        let control = CacheControl(response.headers)
-        return !control.noCache
-            && handler.policy.freshnessLifetime(
-                status: response.status.code,
-                headers: response.headers,
-                responseDate: now
-            ) > 0
-    }
-
-    /// One byte range of a complete stored response as a 206 (RFC 9110 §15.3.7), with its
-    /// current `Age`; `nil` when the entry is not a complete 200 or cannot give that range.
-    private func servePart(_ rangeHeader: String, of entry: CacheEntry, _ env: Env, now: Date) -> Completions? {
-        guard entry.status == .ok, entry.headers[.contentRange] == nil, let length = entry.body.length,
-            let range = CachePolicy.byteRange(rangeHeader, length: length), let body = entry.body.slice(range)
-        else { return nil }
-        var part = entry
-        part.status = .partialContent
-        part.body = body
-        part.headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(length)"
-        part.headers[.contentLength] = String(range.count)
-        return serve(part, env, .hit, now: now)
-    }
-
     /// RFC 9111 §4.4: a successful unsafe request makes the stored responses of its URL (and of
     /// its `Location` and `Content-Location` on the same origin) out of date.
     private func invalidate(after request: Request, _ response: ResponseData?) {
@@ -376,7 +298,7 @@ public struct HTTPCache: Middleware {
 extension Completions {
     /// Says what the cache did, on the head (for the layers above that read it from `call`) and
     /// on every completion.
-    fileprivate func marked(_ status: CacheStatus) -> Completions {
+    func marked(_ status: CacheStatus) -> Completions {
         head[CacheStatusKey.self] = status
         return onComplete { $0[CacheStatusKey.self] = status }
     }
