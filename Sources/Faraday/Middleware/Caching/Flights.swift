@@ -1,10 +1,10 @@
 /// The requests of one cache on their way to the server, by cache key, so that concurrent
 /// misses for one key send one request (nginx's `proxy_cache_lock`, Varnish's waiting list).
 ///
-/// The first call for a key leads: it sends the request, and its flight lands when its
-/// response has ended (stored or not) or failed. The others wait for the landing, at most a
-/// bounded time, and then look in the store again: a stored response that may answer them does,
-/// and each of the others goes to the server itself.
+/// The first call for a key leads: it sends the request, and its flight lands when the response
+/// it stores has ended, at its head when it will store no fresh response, or when it fails. The
+/// others wait for the landing, at most a bounded time, and then look in the store again: a
+/// stored response that may answer them does, and each of the others goes to the server itself.
 final class Flights: Sendable {
     enum Role {
         case leader(Flight)
