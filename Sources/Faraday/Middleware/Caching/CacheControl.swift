@@ -9,6 +9,8 @@ import HTTPTypes
 /// directive were absent, except where the RFC says to treat it as stale (`max-age`).
 struct CacheControl: Sendable, Equatable {
     private var directives: [String: String] = [:]
+    /// Directives written with whitespace around `=`: present, without a usable argument.
+    private var malformed: Set<String> = []
 
     init(_ headers: HTTPFields, isRequest: Bool = false) {
         for value in headers[values: .cacheControl] { read(value) }
@@ -67,8 +69,10 @@ struct CacheControl: Sendable, Equatable {
                 }
             }
             rest = rest.drop { $0 == "," || $0 == " " || $0 == "\t" }
-            if isMalformed { argument = " " + argument }  // no delta-seconds
-            if !name.isEmpty, directives[name] == nil { directives[name] = argument }
+            if !name.isEmpty, directives[name] == nil {
+                directives[name] = argument
+                if isMalformed { malformed.insert(name) }
+            }
         }
     }
 
@@ -78,7 +82,8 @@ struct CacheControl: Sendable, Equatable {
     /// The directive's argument as delta-seconds, or `nil` when absent or not a number. A value
     /// past `Int32.max` counts as `Int32.max` seconds (RFC 9111 §1.2.2).
     func seconds(_ name: String) -> Int? {
-        directives[name].flatMap(Self.deltaSeconds)
+        guard !malformed.contains(name) else { return nil }
+        return directives[name].flatMap(Self.deltaSeconds)
     }
 
     /// `text` as delta-seconds (RFC 9111 §1.2.2): digits only, leading zeros allowed, past
