@@ -98,7 +98,15 @@ struct CacheControl: Sendable, Equatable {
     }
 
     var noStore: Bool { has("no-store") }
-    var noCache: Bool { has("no-cache") }
+    /// `no-cache` without field names: every use of the response is validated first. A malformed
+    /// argument counts as none.
+    var noCache: Bool { noCacheFields.isEmpty && has("no-cache") }
+    /// The field names of a qualified `no-cache="a, b"` on a response (RFC 9111 §5.2.2.4): the
+    /// response may be reused without validation, but not those fields.
+    var noCacheFields: Set<String> {
+        guard let argument = directives["no-cache"], !malformed.contains("no-cache") else { return [] }
+        return Set(argument.split(separator: ",").map { $0.trimmingHTTPWhitespace.lowercasedASCII }.filter { !$0.isEmpty })
+    }
     var isPublic: Bool { has("public") }
     /// `must-revalidate` (`proxy-revalidate` binds shared caches only, RFC 9111 §5.2.2.8).
     var mustRevalidate: Bool { has("must-revalidate") }

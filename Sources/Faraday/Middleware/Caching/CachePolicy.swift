@@ -13,6 +13,20 @@ struct CachePolicy: Sendable {
     /// Statuses whose responses may be stored without explicit freshness (RFC 9110 §15.1).
     static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
+    /// Statuses whose caching rules this cache implements, for `must-understand`
+    /// (RFC 9111 §5.2.2.3): those above, and those stored only with explicit freshness.
+    static let understoodStatuses: Set<Int> = heuristicallyCacheable.union([206, 302, 303, 307])
+
+    /// Why a response's own directives forbid storing it, or `nil`: `no-store`, unless
+    /// `must-understand` says that a cache which knows the status may store it anyway
+    /// (RFC 9111 §5.2.2.3); `must-understand` with a status this cache does not know.
+    static func forbiddenToStore(_ control: CacheControl, status: Int) -> String? {
+        if control.has("must-understand") {
+            return understoodStatuses.contains(status) ? nil : "must-understand, and status \(status) is not understood"
+        }
+        return control.noStore ? "no-store" : nil
+    }
+
     // MARK: Storing (RFC 9111 §3)
 
     /// Why a response may not be stored, or `nil` when it may.
@@ -21,8 +35,19 @@ struct CachePolicy: Sendable {
     func refusal(request: Request, requestControl: CacheControl, response: ResponseData, now: Date) -> String? {
         let control = CacheControl(response.headers)
         let code = response.status.code
-        if request.method != .get { return "only GET responses are stored" }
-        if requestControl.noStore || control.noStore { return "no-store" }
+        switch request.method {
+        case .get: break
+        case .post:
+            // RFC 9110 §9.3.3: for later GETs, only with explicit freshness and its own URL as
+            // Content-Location.
+            let location = response.headers[.contentLocation].flatMap { URL(string: $0, relativeTo: request.url) }
+            guard control.maxAge != nil || response.headers.contains(.expires),
+                let location, CacheEntry.key(for: location.absoluteURL) == CacheEntry.key(for: request.url)
+            else { return "a POST response without explicit freshness and its own URL as Content-Location" }
+        default: return "only GET and POST responses are stored"
+        }
+        if requestControl.noStore { return "no-store" }
+        if let forbidden = Self.forbiddenToStore(control, status: code) { return forbidden }
         if code == 206 || code == 304 || code < 200 { return "a partial or interim response" }
         if response.headers[values: .vary].contains(where: {
             $0.split(separator: ",").contains { $0.trimmingHTTPWhitespace == "*" }
@@ -140,13 +165,14 @@ struct CachePolicy: Sendable {
     ]
 
     /// `headers` as a cache stores them: without the connection's fields and the fields that
-    /// `Connection` names (RFC 9111 §3.1).
+    /// `Connection` names (RFC 9111 §3.1), nor those a qualified `no-cache="…"` names
+    /// (§5.2.2.4: not to be reused without validation, so not kept).
     static func storable(_ headers: HTTPFields) -> HTTPFields {
         let named = Set(
             headers[values: .connection].flatMap { $0.split(separator: ",") }.map {
                 $0.trimmingHTTPWhitespace.lowercased()
             }
-        )
+        ).union(CacheControl(headers).noCacheFields)
         func isConnections(_ field: HTTPField) -> Bool {
             connectionFields.contains(field.name.canonicalName) || named.contains(field.name.canonicalName)
         }
@@ -178,8 +204,13 @@ struct CachePolicy: Sendable {
             responseDate: entry.responseDate
         )
         // `max-age=0` asks for a response from the server, whatever the entry's age (as browsers
-        // and OkHttp read it).
-        if let maxAge = requestControl.maxAge, maxAge == 0 || age > TimeInterval(maxAge) { return .validate }
+        // and OkHttp read it); but a fresh `immutable` response is not validated on such a reload,
+        // only on a forced one (`no-cache`, above; RFC 8246 §2).
+        if let maxAge = requestControl.maxAge, maxAge == 0 || age > TimeInterval(maxAge),
+            !(control.has("immutable") && lifetime > age)
+        {
+            return .validate
+        }
         if requestControl.hasInvalidMaxAge { return .validate }
         let freshFor = lifetime - age
         if let minFresh = requestControl.minFresh { guard freshFor >= TimeInterval(minFresh) else { return .validate } }
@@ -219,6 +250,17 @@ struct CachePolicy: Sendable {
         if let etag { request.headers[.ifNoneMatch] = etag }
         if let lastModified { request.headers[.ifModifiedSince] = lastModified }
         return request
+    }
+
+    /// Whether a 200 to a `HEAD` describes the stored `GET` response (RFC 9111 §4.3.5): the
+    /// validators it carries are the stored ones, and its `Content-Length`, when it has one, is
+    /// the stored body's.
+    static func describes(_ entry: CacheEntry, headResponse headers: HTTPFields) -> Bool {
+        for name in [HTTPField.Name.eTag, .lastModified] {
+            if let value = headers[name], value != entry.headers[name] { return false }
+        }
+        guard let length = headers[.contentLength] else { return true }
+        return length == entry.headers[.contentLength] || Int(length) == entry.body.length
     }
 
     /// Fields a 304 does not replace in the stored response (RFC 9111 §3.2).

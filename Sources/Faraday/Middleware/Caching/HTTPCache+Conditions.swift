@@ -15,7 +15,7 @@ extension HTTPCache {
         if let entry, handler.policy.use(of: entry, requestControl: requestControl, now: now) == .fresh {
             let isSuccess = (200..<300).contains(entry.status.code)
             if let condition = CachePolicy.Condition(request.headers), isSuccess, condition.isNotModified(entry) {
-                if let answer = serve(entry, env, .hit, now: now, notModified: true) { return answer }
+                if let answer = serve(entry, env, .hit, now: now, as: .notModified) { return answer }
             } else if let range = request.headers[.range], isSuccess {
                 if !request.headers.contains(.ifRange), let part = servePart(range, of: entry, env, now: now) {
                     return part

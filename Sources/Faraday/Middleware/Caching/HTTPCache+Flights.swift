@@ -11,8 +11,9 @@ extension HTTPCache {
         now: Date
     ) async throws(FaradayError) -> Completions {
         // Only a request that a stored response may answer waits for another's.
-        guard handler.lockTimeout > .zero, !requestControl.noStore, !requestControl.noCache, requestControl.maxAge != 0
-        else { return try await fetch(env, requestControl, key: key, entry: entry) }
+        guard handler.lockTimeout > .zero, !requestControl.noCache, requestControl.maxAge != 0 else {
+            return try await fetch(env, requestControl, key: key, entry: entry)
+        }
         let flights = handler.shared.flights
         switch flights.join(key, within: handler.lockTimeout) {
         case .leader(let flight):

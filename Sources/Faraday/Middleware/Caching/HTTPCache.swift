@@ -16,9 +16,12 @@ import HTTPTypes
 /// ```
 ///
 /// Put it below `FollowRedirects` (each hop's answer is stored under its own URL) and above
-/// `Retry` (a hit costs no attempt). Only `GET` responses are stored, when their body ends whole;
-/// an unsafe method that succeeds (`POST`, `PUT`, `PATCH`, `DELETE`) removes the entries of its
-/// URL and of its `Location` and `Content-Location` on the same origin. A request with its own
+/// `Retry` (a hit costs no attempt). `GET` responses are stored when their body ends whole, and a
+/// `POST`'s when it has explicit freshness and its own URL as `Content-Location`; a `HEAD` is
+/// answered from a fresh stored `GET` response, and its 200 updates a stale one. An unsafe method
+/// that succeeds (`POST`, `PUT`, `PATCH`, `DELETE`) removes the entries of its URL and of its
+/// `Location` and `Content-Location` on the same origin. A request with `no-store` passes by the
+/// cache. A request with its own
 /// `If-None-Match`, `If-Modified-Since` or `Range` is answered from a fresh stored response (a
 /// 304, a 206), and goes to the server otherwise. A response to a
 /// request with `Authorization` is stored only when it is `public`, `must-revalidate` or has
@@ -99,10 +102,13 @@ public struct HTTPCache: Middleware {
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
         let request = env.request
         let requestControl = CacheControl(request.headers, isRequest: true)
-        guard request.method == .get else {
-            let completions = try await app.call(env)
-            if !Self.safeMethods.contains(request.method) { invalidate(after: request, completions.head.response) }
-            return completions.marked(.uncacheable)
+        // §5.2.1.5: nothing of this exchange is stored; nor is it answered from the store, as
+        // fetch's `cache: "no-store"` and a caller who says so mean.
+        if requestControl.noStore { return try await app.call(env).marked(.uncacheable) }
+        switch request.method {
+        case .get: break
+        case .head: return try await head(env, requestControl)
+        default: return try await unsafe(env, requestControl)
         }
         let key = CacheEntry.key(for: request.url)
         let now = handler.now()
@@ -140,8 +146,6 @@ public struct HTTPCache: Middleware {
         }
         return try await fetchOnce(env, requestControl, key: key, entry: entry, now: now)
     }
-
-    private static let safeMethods: Set<HTTPRequest.Method> = [.get, .head, .options, .trace]
 
     /// Asks the server (conditionally when `entry` has a validator), and stores, updates or
     /// falls back to `entry` by its answer.
@@ -188,7 +192,7 @@ public struct HTTPCache: Middleware {
                 requestDate: requestDate,
                 responseDate: responseDate
             )
-            if CacheControl(response.headers).noStore {
+            if CachePolicy.forbiddenToStore(CacheControl(response.headers), status: entry.status.code) != nil {
                 handler.store.removeEntries(for: key)
             } else if generation == handler.shared.generation.withLock({ $0 }) {
                 handler.store.store(updated, for: key)
@@ -205,47 +209,26 @@ public struct HTTPCache: Middleware {
             try? await completions.drain()
             return stale
         }
-        let refusal = handler.policy.refusal(
-            request: head.request,  // as sent, with what the layers below added (Authorization…)
-            requestControl: requestControl,
-            response: response,
-            now: responseDate
-        )
-        // Stored only as the answer of this URL (not a redirect's last hop) and of these values
-        // of its Vary headers (none added below the cache).
-        let varying = CachePolicy.varyingHeaders(of: env.request, response: response.headers)
-        guard refusal == nil, CacheEntry.key(for: head.request.url) == key, let varying,
-            varying == CachePolicy.varyingHeaders(of: head.request, response: response.headers)
-        else {
-            // A newer answer was seen (not a server error): what is stored for the URL is out of
-            // date (§4.3.3).
-            if entry != nil && response.status.code < 500 || CacheControl(response.headers).noStore {
-                handler.store.removeEntries(for: key)
-            }
-            return completions.marked(.uncacheable)
-        }
-        if handler.store.entries(for: key).contains(where: { Set($0.varyingRequestHeaders.keys) != Set(varying.keys) })
-        {
-            handler.store.removeEntries(for: key)  // the URL varies on other headers now
-        }
-        let stored = CacheEntry(
-            url: env.request.url,
-            varyingRequestHeaders: varying,
-            status: response.status,
-            headers: CachePolicy.storable(response.headers),
-            body: .empty,
+        return record(
+            completions,
+            for: env,
+            requestControl,
+            key: key,
+            replacing: entry,
             requestDate: requestDate,
-            responseDate: responseDate
+            responseDate: responseDate,
+            generation: generation
         )
-        let recorder = BodyRecorder(writer: handler.store.makeWriter(for: key), limit: handler.maximumBodySize)
-        let shared = handler.shared
-        return completions.marked(.miss).transformBody(recorder).onComplete { env in
-            guard env.isFinal else { return }
-            recorder.finishCall(storing: stored, if: generation == shared.generation.withLock { $0 })
-        }.mapErrors { error in
-            recorder.abandon()
-            return error
-        }
+    }
+
+    /// How a stored response answers.
+    enum ServedForm {
+        /// Status, fields and body.
+        case whole
+        /// A 304 to the caller's own condition.
+        case notModified
+        /// The answer to a `HEAD`: status and fields.
+        case head
     }
 
     /// A stored response as the answer, with its current `Age`; `nil` when its body cannot be
@@ -255,18 +238,23 @@ public struct HTTPCache: Middleware {
         _ env: Env,
         _ status: CacheStatus,
         now: Date,
-        notModified: Bool = false
+        as form: ServedForm = .whole
     ) -> Completions? {
         var served = env
         var headers = entry.headers
         headers[.age] = String(Int(min(CachePolicy.age(of: entry, now: now).rounded(.down), Double(Int32.max))))
         served[CacheStatusKey.self] = status
-        // A 304 to the caller's condition: the stored fields without the body's (RFC 9110 §15.4.5).
-        if notModified {
+        switch form {
+        case .whole: break
+        case .notModified:
+            // The stored fields without the body's (RFC 9110 §15.4.5).
             for name in [HTTPField.Name.contentLength, .contentEncoding, .contentRange, .transferEncoding] {
                 headers[name] = nil
             }
             served.response = ResponseData(status: .notModified, headers: headers)
+            return .buffered(served)
+        case .head:
+            served.response = ResponseData(status: entry.status, headers: headers)
             return .buffered(served)
         }
         // A stored file is streamed a piece at a time to a streamed request, never read whole.
@@ -277,21 +265,6 @@ public struct HTTPCache: Middleware {
         guard let body = entry.body.bytes() else { return nil }
         served.response = ResponseData(status: entry.status, headers: headers, body: body)
         return .buffered(served)
-    }
-
-    /// RFC 9111 §4.4: a successful unsafe request makes the stored responses of its URL (and of
-    /// its `Location` and `Content-Location` on the same origin) out of date.
-    private func invalidate(after request: Request, _ response: ResponseData?) {
-        guard let response, (200..<400).contains(response.status.code) else { return }
-        handler.store.removeEntries(for: CacheEntry.key(for: request.url))
-        let origin = Origin(request.url)
-        for name in [HTTPField.Name.location, .contentLocation] {
-            guard let value = response.headers[name],
-                let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
-                Origin(url) == origin
-            else { continue }
-            handler.store.removeEntries(for: CacheEntry.key(for: url))
-        }
     }
 }
 
@@ -305,7 +278,7 @@ extension Completions {
 
     /// Pulls every completion, so that the layers below see their end; for an answer the cache
     /// replaces (a 304, a failure it hides).
-    fileprivate func drain() async throws(FaradayError) {
+    func drain() async throws(FaradayError) {
         while try await next() != nil {}
     }
 }

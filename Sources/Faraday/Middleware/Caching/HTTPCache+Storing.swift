@@ -1,0 +1,63 @@
+import Foundation
+import HTTPTypes
+
+extension HTTPCache {
+    /// The server's answer, stored as it streams up when the rules allow (a miss), else passed
+    /// on (uncacheable), making what is stored for the URL out of date where it says so.
+    func record(
+        _ completions: Completions,
+        for env: Env,
+        _ requestControl: CacheControl,
+        key: String,
+        replacing entry: CacheEntry?,
+        requestDate: Date,
+        responseDate: Date,
+        generation: Int
+    ) -> Completions {
+        let head = completions.head
+        guard let response = head.response else { return completions }
+        let refusal = handler.policy.refusal(
+            request: head.request,  // as sent, with what the layers below added (Authorization…)
+            requestControl: requestControl,
+            response: response,
+            now: responseDate
+        )
+        // Stored only as the answer of this URL (not a redirect's last hop) and of these values
+        // of its Vary headers (none added below the cache).
+        let varying = CachePolicy.varyingHeaders(of: env.request, response: response.headers)
+        guard refusal == nil, CacheEntry.key(for: head.request.url) == key, let varying,
+            varying == CachePolicy.varyingHeaders(of: head.request, response: response.headers)
+        else {
+            // A newer answer was seen (not a server error): what is stored for the URL is out of
+            // date (§4.3.3).
+            if entry != nil && response.status.code < 500
+                || CachePolicy.forbiddenToStore(CacheControl(response.headers), status: response.status.code) != nil
+            {
+                handler.store.removeEntries(for: key)
+            }
+            return completions.marked(.uncacheable)
+        }
+        if handler.store.entries(for: key).contains(where: { Set($0.varyingRequestHeaders.keys) != Set(varying.keys) })
+        {
+            handler.store.removeEntries(for: key)  // the URL varies on other headers now
+        }
+        let stored = CacheEntry(
+            url: env.request.url,
+            varyingRequestHeaders: varying,
+            status: response.status,
+            headers: CachePolicy.storable(response.headers),
+            body: .empty,
+            requestDate: requestDate,
+            responseDate: responseDate
+        )
+        let recorder = BodyRecorder(writer: handler.store.makeWriter(for: key), limit: handler.maximumBodySize)
+        let shared = handler.shared
+        return completions.marked(.miss).transformBody(recorder).onComplete { env in
+            guard env.isFinal else { return }
+            recorder.finishCall(storing: stored, if: generation == shared.generation.withLock { $0 })
+        }.mapErrors { error in
+            recorder.abandon()
+            return error
+        }
+    }
+}
