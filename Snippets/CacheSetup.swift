@@ -23,6 +23,7 @@ switch catalog.cacheStatus {
 case .hit?: print("from the store, the server was not asked")
 case .revalidated?: print("the server said 304: the stored body was served")
 case .stale?: print("served stale (max-stale, stale-if-error or stale-while-revalidate)")
+case .resumed?: print("the first part from the store, the rest from the server (Range, If-Range)")
 case .miss?, .uncacheable?, nil: print("from the server")
 }
 

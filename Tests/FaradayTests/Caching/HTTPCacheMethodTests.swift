@@ -61,7 +61,10 @@ import Testing
     @Test func aHeadAnsweredOtherwiseThan200LeavesTheStoredGetAlone() async throws {
         let origin = CachedOrigin()
         origin.route("/v1/x") { call, _ in
-            StubResponse(headers: fields(origin, [("Cache-Control", "max-age=10"), ("ETag", "\"a\"")]), body: "\(call)")
+            StubResponse(
+                headers: fields(origin, [("Cache-Control", "max-age=10"), ("ETag", "\"a\"")]),
+                body: "\(call)"
+            )
         }
         origin.route("/v1/x", method: .head) { _, _ in
             StubResponse(status: .gone, headers: fields(origin, [("Cache-Control", "max-age=600")]))
@@ -122,7 +125,11 @@ import Testing
     ) async throws {
         let origin = CachedOrigin()
         origin.route("/v1/x") { call, _ in
-            StubResponse(status: .init(code: status), headers: fields(origin, [("Cache-Control", cacheControl)]), body: "\(call)")
+            StubResponse(
+                status: .init(code: status),
+                headers: fields(origin, [("Cache-Control", cacheControl)]),
+                body: "\(call)"
+            )
         }
         let (connection, _) = try origin.connection()
         _ = try await connection.get("x").value
@@ -135,8 +142,10 @@ import Testing
             StubResponse(
                 headers: fields(
                     origin,
-                    [("Cache-Control", "no-cache=\"Set-Cookie, X-A\", max-age=60"), ("Set-Cookie", "s=1"),
-                     ("X-A", "1"), ("X-B", "2")]
+                    [
+                        ("Cache-Control", "no-cache=\"Set-Cookie, X-A\", max-age=60"), ("Set-Cookie", "s=1"),
+                        ("X-A", "1"), ("X-B", "2"),
+                    ]
                 ),
                 body: "\(call)"
             )

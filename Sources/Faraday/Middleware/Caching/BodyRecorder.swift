@@ -1,7 +1,8 @@
 import Foundation
 
-/// Hands the bytes of a response body to a store's writer as they pass, up to a limit; the
-/// entry is committed when the body has ended whole and the call's final completion comes.
+/// Hands the bytes of a response body to a store's writer as they pass (after a prefix of stored
+/// bytes it joins), up to a limit; the entry is committed when the body has ended whole and the
+/// call's final completion comes, or as the part that arrived when the body is cut off.
 final class BodyRecorder: BodyTransform {
     private struct State {
         var written = 0
@@ -14,9 +15,13 @@ final class BodyRecorder: BodyTransform {
     private let limit: Int
     private let state = Locked(State())
 
-    init(writer: any CacheEntryWriter, limit: Int) {
+    init(writer: any CacheEntryWriter, limit: Int, prefix: Data = Data()) {
         self.writer = writer
         self.limit = limit
+        if !prefix.isEmpty {
+            writer.append(prefix)
+            state.withLock { $0.written = prefix.count }
+        }
     }
 
     func transform(_ chunk: Data) throws(FaradayError) -> Data {
@@ -35,17 +40,43 @@ final class BodyRecorder: BodyTransform {
         return Data()
     }
 
-    /// Commits `entry` when the whole body was written and `storing` holds; else abandons it.
-    func finishCall(storing entry: CacheEntry, if storing: Bool) {
-        let commit = state.withLock { state -> Bool? in
-            guard !state.isDone else { return nil }
-            state.isDone = true
-            return storing && state.isFinished && !state.isTooLarge
+    /// Commits the entry `assembly` makes of the bytes written (and the stored bytes it appends)
+    /// when the whole body was written and `storing` holds; else abandons it.
+    func finishCall(storing assembly: EntryAssembly, if storing: Bool) {
+        switch end(keeping: storing, wholeBodyOnly: true) {
+        case .alreadyEnded: return
+        case .abandon: writer.abandon()
+        case .keep(let written):
+            guard let (entry, suffix) = assembly.entry(written: written) else { return writer.abandon() }
+            if !suffix.isEmpty { writer.append(suffix) }
+            writer.commit(entry)
         }
-        switch commit {
-        case true?: writer.commit(entry)
-        case false?: writer.abandon()
-        case nil: break
+    }
+
+    /// For a body cut off halfway: commits the part that arrived when it can be resumed or joined
+    /// (`EntryAssembly/part(written:)`) and `storing` holds; else abandons it.
+    func keepPart(of assembly: EntryAssembly, if storing: Bool) {
+        switch end(keeping: storing, wholeBodyOnly: false) {
+        case .alreadyEnded: return
+        case .abandon: writer.abandon()
+        case .keep(let written):
+            guard let part = assembly.part(written: written) else { return writer.abandon() }
+            writer.commit(part)
+        }
+    }
+
+    private enum Ending {
+        case alreadyEnded, abandon
+        case keep(written: Int)
+    }
+
+    /// Ends the recording, once.
+    private func end(keeping: Bool, wholeBodyOnly: Bool) -> Ending {
+        state.withLock { state in
+            guard !state.isDone else { return .alreadyEnded }
+            state.isDone = true
+            guard keeping, state.isFinished || !wholeBodyOnly, !state.isTooLarge else { return .abandon }
+            return .keep(written: state.written)
         }
     }
 

@@ -105,7 +105,9 @@ struct CacheControl: Sendable, Equatable {
     /// response may be reused without validation, but not those fields.
     var noCacheFields: Set<String> {
         guard let argument = directives["no-cache"], !malformed.contains("no-cache") else { return [] }
-        return Set(argument.split(separator: ",").map { $0.trimmingHTTPWhitespace.lowercasedASCII }.filter { !$0.isEmpty })
+        return Set(
+            argument.split(separator: ",").map { $0.trimmingHTTPWhitespace.lowercasedASCII }.filter { !$0.isEmpty }
+        )
     }
     var isPublic: Bool { has("public") }
     /// `must-revalidate` (`proxy-revalidate` binds shared caches only, RFC 9111 §5.2.2.8).

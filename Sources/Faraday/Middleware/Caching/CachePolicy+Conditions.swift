@@ -24,7 +24,7 @@ extension CachePolicy {
     }
 
     /// A byte position: digits only; `nil` past `Int.max` (the request then goes to the server).
-    private static func position(_ text: Substring) -> Int? {
+    static func position(_ text: Substring) -> Int? {
         guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
             return nil
         }

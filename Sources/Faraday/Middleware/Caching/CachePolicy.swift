@@ -48,7 +48,10 @@ struct CachePolicy: Sendable {
         }
         if requestControl.noStore { return "no-store" }
         if let forbidden = Self.forbiddenToStore(control, status: code) { return forbidden }
-        if code == 206 || code == 304 || code < 200 { return "a partial or interim response" }
+        if code == 304 || code < 200 { return "an interim response or a 304" }
+        if code == 206, ContentRange(response.headers[.contentRange]) == nil {
+            return "a 206 without one byte range in Content-Range"
+        }
         if response.headers[values: .vary].contains(where: {
             $0.split(separator: ",").contains { $0.trimmingHTTPWhitespace == "*" }
         }) {

@@ -7,6 +7,9 @@ public enum CacheStatus: String, Sendable, Hashable {
     case miss
     /// Stale in the store; the server answered `304 Not Modified` and the stored response was served.
     case revalidated
+    /// Part of the body was in the store: the rest was asked for with `Range` and `If-Range`, and
+    /// the whole was served (and stored whole when its body ended).
+    case resumed
     /// Served stale: the request allowed it (`max-stale`), the server failed (`stale-if-error`), or
     /// it is being revalidated in the background (`stale-while-revalidate`).
     case stale

@@ -41,12 +41,13 @@ extension HTTPCache {
             // What the leader stored answers when it may; otherwise this call asks for itself.
             let now = handler.now()
             let stored = handler.store.entries(for: key).first { CachePolicy.matches($0, env.request) }
-            if let stored, handler.policy.use(of: stored, requestControl: requestControl, now: now) == .fresh,
-                let hit = serve(stored, env, .hit, now: now)
+            let whole = stored.flatMap { $0.isPartial ? nil : $0 }
+            if let whole, handler.policy.use(of: whole, requestControl: requestControl, now: now) == .fresh,
+                let hit = serve(whole, env, .hit, now: now)
             {
                 return hit
             }
-            return try await fetch(env, requestControl, key: key, entry: stored)
+            return try await fetch(env, requestControl, key: key, entry: whole)
         }
     }
 

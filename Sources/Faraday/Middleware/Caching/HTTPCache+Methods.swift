@@ -12,7 +12,9 @@ extension HTTPCache {
         let hasOwnConditions = [HTTPField.Name.ifNoneMatch, .ifModifiedSince, .range, .ifMatch, .ifUnmodifiedSince]
             .contains { request.headers.contains($0) }
         let requestDate = handler.now()
-        let entry = hasOwnConditions ? nil : handler.store.entries(for: key).first { CachePolicy.matches($0, request) }
+        let entry =
+            hasOwnConditions
+            ? nil : handler.store.entries(for: key).first { !$0.isPartial && CachePolicy.matches($0, request) }
         if let entry, handler.policy.use(of: entry, requestControl: requestControl, now: requestDate) == .fresh,
             let hit = serve(entry, env, .hit, now: requestDate, as: .head)
         {
@@ -82,4 +84,3 @@ extension HTTPCache {
         }
     }
 }
-

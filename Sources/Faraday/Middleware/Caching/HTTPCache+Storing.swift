@@ -2,8 +2,11 @@ import Foundation
 import HTTPTypes
 
 extension HTTPCache {
-    /// The server's answer, stored as it streams up when the rules allow (a miss), else passed
-    /// on (uncacheable), making what is stored for the URL out of date where it says so.
+    /// The server's answer, stored as it streams up when the rules allow (marked `status`, a miss
+    /// unless said otherwise), else passed on (uncacheable), making what is stored for the URL out
+    /// of date where it says so. A `206` joins the stored part of the same representation it
+    /// touches (`EntryAssembly`); a body cut off halfway is kept as the part that arrived when a
+    /// later request can resume from it.
     func record(
         _ completions: Completions,
         for env: Env,
@@ -12,7 +15,8 @@ extension HTTPCache {
         replacing entry: CacheEntry?,
         requestDate: Date,
         responseDate: Date,
-        generation: Int
+        generation: Int,
+        as status: CacheStatus = .miss
     ) -> Completions {
         let head = completions.head
         guard let response = head.response else { return completions }
@@ -41,7 +45,7 @@ extension HTTPCache {
         {
             handler.store.removeEntries(for: key)  // the URL varies on other headers now
         }
-        let stored = CacheEntry(
+        let base = CacheEntry(
             url: env.request.url,
             varyingRequestHeaders: varying,
             status: response.status,
@@ -50,13 +54,33 @@ extension HTTPCache {
             requestDate: requestDate,
             responseDate: responseDate
         )
-        let recorder = BodyRecorder(writer: handler.store.makeWriter(for: key), limit: handler.maximumBodySize)
-        let shared = handler.shared
-        return completions.marked(.miss).transformBody(recorder).onComplete { env in
+        let isCurrent: @Sendable () -> Bool = { [shared = handler.shared] in
+            generation == shared.generation.withLock { $0 }
+        }
+        // A part of the complete response stored, by the same validator: its fields update it (§3.4).
+        if let entry, !entry.isPartial, response.status == .partialContent,
+            CachePolicy.sameRepresentation(entry.headers, response.headers)
+        {
+            let updated = CachePolicy.updated(
+                entry,
+                with: response.headers,
+                requestDate: requestDate,
+                responseDate: responseDate
+            )
+            if isCurrent() { handler.store.store(updated, for: key) }
+            return completions.marked(status)
+        }
+        guard let assembly = EntryAssembly(base, joining: entry) else { return completions.marked(.uncacheable) }
+        let recorder = BodyRecorder(
+            writer: handler.store.makeWriter(for: key),
+            limit: handler.maximumBodySize,
+            prefix: assembly.prefix
+        )
+        return completions.marked(status).transformBody(recorder).onComplete { env in
             guard env.isFinal else { return }
-            recorder.finishCall(storing: stored, if: generation == shared.generation.withLock { $0 })
+            recorder.finishCall(storing: assembly, if: isCurrent())
         }.mapErrors { error in
-            recorder.abandon()
+            recorder.keepPart(of: assembly, if: isCurrent())
             return error
         }
     }

@@ -118,7 +118,11 @@ public struct HTTPCache: Middleware {
         {
             return try await answerOwnConditions(env, entry: entry, requestControl: requestControl, now: now)
         }
-        if let entry {
+        // A part stored: the rest is asked for (never with only-if-cached, which gets a 504).
+        if let entry, entry.isPartial, !requestControl.onlyIfCached {
+            return try await resume(env, requestControl, key: key, part: entry)
+        }
+        if let entry, !entry.isPartial {
             switch handler.policy.use(of: entry, requestControl: requestControl, now: now) {
             case .fresh: if let hit = serve(entry, env, .hit, now: now) { return hit }
             case .staleAllowed: if let stale = serve(entry, env, .stale, now: now) { return stale }
