@@ -186,4 +186,24 @@ import Testing
         #expect(noStore.cacheStatus == .uncacheable && noStore.response?.text == "2")
         #expect(try await connection.get("x").value.response?.text == "1")  // the stored one is untouched
     }
+
+    @Test func anUnsafeRequestWithNoStoreStillMakesTheStoredResponseOutOfDate() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, _ in
+            StubResponse(headers: fields(origin, [("Cache-Control", "max-age=60")]), body: "\(call)")
+        }
+        origin.route("/v1/x", method: .put) { _, _ in StubResponse(status: .noContent) }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x").value
+        _ = try await connection.put("x", headers: [.cacheControl: "no-store"], body: .text("new")).value
+        #expect(try await connection.get("x").value.response?.text == "2")
+    }
+
+    @Test func aHeadWithOnlyIfCachedAndNothingFreshGets504() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x", method: .head) { _, _ in StubResponse(headers: fields(origin, [])) }
+        let (connection, _) = try origin.connection()
+        let head = try await connection.head("x", headers: [.cacheControl: "only-if-cached"]).value
+        #expect(head.status == .gatewayTimeout && origin.requests.isEmpty)
+    }
 }

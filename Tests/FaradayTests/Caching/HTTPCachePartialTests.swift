@@ -241,4 +241,84 @@ import Testing
         let past = try await connection.get("x", headers: [.range: "bytes=-1"]).value
         #expect(past.cacheStatus == .miss && origin.requests.count == 2)
     }
+
+    /// A response for bytes 0–59 that stops after 55, when 50–99 are stored: the part is 0–54,
+    /// not 0–99 with the stored bytes it never reached (nor a whole 200 short of 45 bytes).
+    @Test func aPartCutOffInsideTheStoredPartHoldsOnlyWhatArrived() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, request in
+            guard call == 2 else { return Self.answer(request, origin: origin) }
+            return StubResponse(
+                status: .partialContent,
+                headers: origin.headers([
+                    ("Cache-Control", "max-age=600"), ("ETag", "\"v1\""), ("Content-Range", "bytes 0-59/100"),
+                ]),
+                body: ResponseBody(pieces: [Data(Self.whole.prefix(55).utf8)]),
+                ending: .fail(FaradayError(.connectionFailed, "reset"))
+            )
+        }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x", headers: [.range: "bytes=50-"]).value  // 50–99 stored
+        await #expect(throws: FaradayError.self) {
+            try await connection.get("x", headers: [.range: "bytes=0-59"], streaming: .chunks).value
+        }
+        let within = try await connection.get("x", headers: [.range: "bytes=10-19"]).value
+        #expect(within.cacheStatus == .hit && within.response?.text == "0123456789")
+        let resumed = try await connection.get("x").value
+        #expect(resumed.cacheStatus == .resumed && resumed.response?.text == Self.whole)
+        #expect(origin.requests.last?.headers[.range] == "bytes=55-")
+    }
+
+    @Test func aResumeAnsweredNeither200Nor206DropsThePartAndAsksAgain() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, request in
+            guard call == 2 else { return Self.answer(request, origin: origin) }
+            return StubResponse(
+                status: .rangeNotSatisfiable,
+                headers: origin.headers([("Cache-Control", "max-age=600"), ("Content-Range", "bytes */20")])
+            )
+        }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x", headers: [.range: "bytes=0-39"]).value
+        let answer = try await connection.get("x").value
+        #expect(answer.status == .ok && answer.cacheStatus == .miss && answer.response?.text == Self.whole)
+        #expect(origin.requests.map { $0.headers[.range] } == ["bytes=0-39", "bytes=40-", nil])
+    }
+
+    @Test func aServerErrorToAResumeIsPassedOnAndTheNextTryResumes() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, request in
+            call == 2 ? StubResponse(status: .serviceUnavailable) : Self.answer(request, origin: origin)
+        }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x", headers: [.range: "bytes=0-39"]).value
+        #expect(try await connection.get("x").value.status == .serviceUnavailable)
+        let resumed = try await connection.get("x").value
+        #expect(resumed.cacheStatus == .resumed && resumed.response?.text == Self.whole)
+        #expect(origin.requests.map { $0.headers[.range] } == ["bytes=0-39", "bytes=40-", "bytes=40-"])
+    }
+
+    @Test func aResumedWholeKeepsTheStoredFieldsThe206LeftOut() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { call, request in
+            var answer = Self.answer(request, origin: origin)
+            if call == 1 { answer.headers[.contentType] = "application/octet-stream" }
+            return answer  // the 206 to If-Range names no Content-Type (RFC 9110 §15.3.7)
+        }
+        let (connection, _) = try origin.connection()
+        _ = try await connection.get("x", headers: [.range: "bytes=0-39"]).value
+        let resumed = try await connection.get("x").value
+        #expect(resumed.cacheStatus == .resumed && resumed.responseHeaders[.contentType] == "application/octet-stream")
+        #expect(try await connection.get("x").value.responseHeaders[.contentType] == "application/octet-stream")
+    }
+
+    @Test func joiningStopsAtTheLargestBodyStored() async throws {
+        let origin = CachedOrigin()
+        origin.route("/v1/x") { _, request in Self.answer(request, origin: origin) }
+        let (connection, _) = try origin.connection { $0.maximumBodySize = 60 }
+        _ = try await connection.get("x", headers: [.range: "bytes=50-"]).value
+        _ = try await connection.get("x", headers: [.range: "bytes=0-49"]).value  // 100 bytes joined: too many
+        #expect(try await connection.get("x", headers: [.range: "bytes=60-69"]).value.cacheStatus == .hit)
+        #expect(try await connection.get("x").value.cacheStatus != .hit)
+    }
 }

@@ -47,7 +47,9 @@ final class BodyRecorder: BodyTransform {
         case .alreadyEnded: return
         case .abandon: writer.abandon()
         case .keep(let written):
-            guard let (entry, suffix) = assembly.entry(written: written) else { return writer.abandon() }
+            guard let (entry, suffix) = assembly.entry(written: written), written + suffix.count <= limit else {
+                return writer.abandon()
+            }
             if !suffix.isEmpty { writer.append(suffix) }
             writer.commit(entry)
         }

@@ -15,8 +15,9 @@ struct EntryAssembly: Sendable {
     /// The last position the response's own bytes may reach (its `Content-Range`), for a `206`.
     private let limit: Int?
     private let completeLength: Int?
-    /// The stored part the response joins, read again for the bytes after the response's.
-    private let joined: (entry: CacheEntry, held: Range<Int>)?
+    /// The stored part the response joins: its positions and its bytes, read when the response
+    /// began (the store's file for that key may be replaced while the response streams).
+    private let joined: (held: Range<Int>, bytes: Data)?
 
     /// `nil` for a `206` whose `Content-Range` is not one byte range.
     init?(_ base: CacheEntry, joining stored: CacheEntry?) {
@@ -30,14 +31,15 @@ struct EntryAssembly: Sendable {
         (limit, completeLength) = (range.last + 1, range.completeLength)
         guard let stored, let (held, length) = stored.heldRange, length == range.completeLength,
             CachePolicy.sameRepresentation(stored.headers, base.headers),
-            held.lowerBound <= range.last + 1, range.first <= held.upperBound
+            held.lowerBound <= range.last + 1, range.first <= held.upperBound,
+            let bytes = stored.body.bytes(), bytes.count == held.count
         else {
             (prefix, start, joined) = (Data(), range.first, nil)
             return
         }
-        joined = (stored, held)
-        if held.lowerBound < range.first, let before = stored.body.slice(0..<range.first - held.lowerBound)?.bytes() {
-            (prefix, start) = (before, held.lowerBound)
+        joined = (held, bytes)
+        if held.lowerBound < range.first {
+            (prefix, start) = (bytes.prefix(range.first - held.lowerBound), held.lowerBound)
         } else {
             (prefix, start) = (Data(), range.first)
         }
@@ -50,21 +52,23 @@ struct EntryAssembly: Sendable {
         var end = start + written
         guard let limit, end <= limit else { return nil }
         var suffix = Data()
-        // The stored bytes after the response's, when the two touch (and none was skipped before).
-        if let (stored, held) = joined, start <= held.lowerBound, held.lowerBound <= end, end < held.upperBound,
-            let after = stored.body.slice(end - held.lowerBound..<held.count)?.bytes()
-        {
-            suffix = after
+        // The stored bytes after the response's, when the two touch.
+        if let (held, bytes) = joined, start <= held.lowerBound, held.lowerBound <= end, end < held.upperBound {
+            suffix = bytes.suffix(from: bytes.startIndex + end - held.lowerBound)
             end = held.upperBound
         }
         return (made(start..<end), suffix)
     }
 
-    /// The entry of a body cut off after `written` bytes: the part that arrived, when it can be
-    /// resumed or joined (a `206`, or a `200` with a strong validator and a known length).
+    /// The entry of a body cut off after `written` bytes: the part that arrived (never joined to
+    /// the stored bytes after it, which the response did not reach), when it can be resumed or
+    /// joined later (a `206`, or a `200` with a strong validator and a known length).
     func part(written: Int) -> CacheEntry? {
         guard written > 0 else { return nil }
-        if base.status == .partialContent { return entry(written: written)?.entry }
+        if base.status == .partialContent {
+            guard let limit, start + written <= limit else { return nil }
+            return made(start..<start + written)
+        }
         guard base.status == .ok, let completeLength, written < completeLength,
             CachePolicy.strongValidator(base.headers) != nil
         else { return nil }

@@ -20,6 +20,7 @@ extension HTTPCache {
         {
             return hit
         }
+        if requestControl.onlyIfCached { return Self.notStored(env) }
         let generation = handler.shared.generation.withLock { $0 }
         let completions = try await app.call(env)
         let head = completions.head

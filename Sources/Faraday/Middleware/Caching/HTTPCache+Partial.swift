@@ -6,42 +6,55 @@ extension HTTPCache {
     /// download cut off): the rest is asked for with `Range` and `If-Range` (RFC 9111 §3.4), and
     /// the caller gets the whole as a `200`, the stored bytes first, which is stored whole when
     /// it ends. A `200` (the representation changed) is answered and stored as any miss; any
-    /// other answer drops the part and asks again plainly.
+    /// other answer (another range, a 416) drops the part and asks again plainly, but for a
+    /// server error, which is passed on and leaves the part for the next try.
     func resume(
         _ env: Env,
         _ requestControl: CacheControl,
         key: String,
         part: CacheEntry
     ) async throws(FaradayError) -> Completions {
+        let generation = handler.shared.generation.withLock { $0 }
         guard let (held, length) = part.heldRange, held.lowerBound == 0, let length, held.upperBound < length,
             let validator = CachePolicy.strongValidator(part.headers), let prefix = part.body.bytes()
-        else { return try await fetch(env, requestControl, key: key, entry: nil) }
-        let generation = handler.shared.generation.withLock { $0 }
+        else { return try await fetch(env, requestControl, key: key, entry: nil, generation: generation) }
         var attempt = env
         attempt.request.headers[.range] = "bytes=\(held.upperBound)-"
         attempt.request.headers[.ifRange] = validator
         let requestDate = handler.now()
         let completions = try await app.call(attempt)
-        guard var response = completions.head.response else { return completions }
+        guard let response = completions.head.response else { return completions }
+        let responseDate = handler.now()
         var status = CacheStatus.miss
-        if response.status == .partialContent {
-            let range = CachePolicy.ContentRange(response.headers[.contentRange])
-            guard range == CachePolicy.ContentRange(held.upperBound..<length, of: length),
-                CachePolicy.sameRepresentation(part.headers, response.headers)
-            else {
-                try? await completions.drain()
-                handler.store.removeEntries(for: key)
-                return try await fetch(env, requestControl, key: key, entry: nil, generation: generation)
-            }
-            // The whole, as the caller asked for it: the stored bytes, then the server's.
-            response.status = .ok
-            response.headers[.contentRange] = nil
-            response.headers[.contentLength] = String(length)
+        switch response.status {
+        case .ok: break  // the whole, maybe of a new representation
+        case .partialContent
+        where CachePolicy.ContentRange(response.headers[.contentRange])
+            == CachePolicy.ContentRange(held.upperBound..<length, of: length)
+            && CachePolicy.sameRepresentation(part.headers, response.headers):
+            // The whole, as the caller asked for it: the stored part's fields updated by the
+            // 206's (which may leave out Content-Type and the like, RFC 9110 §15.3.7), the stored
+            // bytes, then the server's.
+            var whole = CachePolicy.updated(
+                part,
+                with: response.headers,
+                requestDate: requestDate,
+                responseDate: responseDate
+            ).headers
+            whole[.contentRange] = nil
+            whole[.contentLength] = String(length)
             var head = completions.head
-            head.response = response
+            head.response = ResponseData(status: .ok, headers: whole, body: response.body)
             completions.head = head
             completions.transformBody(Prepending(prefix))
             status = .resumed
+        default:
+            // A server error says nothing of the part, which stays for the next try.
+            if response.status.code >= 500 { return completions.marked(.uncacheable) }
+            // Another range, a 416: the part is of no use.
+            try? await completions.drain()
+            handler.store.removeEntries(for: key)
+            return try await fetch(env, requestControl, key: key, entry: nil, generation: generation)
         }
         return record(
             completions,
@@ -50,7 +63,7 @@ extension HTTPCache {
             key: key,
             replacing: nil,
             requestDate: requestDate,
-            responseDate: handler.now(),
+            responseDate: responseDate,
             generation: generation,
             as: status
         )

@@ -102,14 +102,11 @@ public struct HTTPCache: Middleware {
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
         let request = env.request
         let requestControl = CacheControl(request.headers, isRequest: true)
+        if request.method != .get && request.method != .head { return try await unsafe(env, requestControl) }
         // §5.2.1.5: nothing of this exchange is stored; nor is it answered from the store, as
         // fetch's `cache: "no-store"` and a caller who says so mean.
         if requestControl.noStore { return try await app.call(env).marked(.uncacheable) }
-        switch request.method {
-        case .get: break
-        case .head: return try await head(env, requestControl)
-        default: return try await unsafe(env, requestControl)
-        }
+        if request.method == .head { return try await head(env, requestControl) }
         let key = CacheEntry.key(for: request.url)
         let now = handler.now()
         let entry = handler.store.entries(for: key).first { CachePolicy.matches($0, request) }
@@ -142,12 +139,7 @@ public struct HTTPCache: Middleware {
             case .validate: break
             }
         }
-        if requestControl.onlyIfCached {
-            var answer = env
-            answer.response = ResponseData(status: .gatewayTimeout)
-            answer[CacheStatusKey.self] = .uncacheable
-            return .buffered(answer)
-        }
+        if requestControl.onlyIfCached { return Self.notStored(env) }
         return try await fetchOnce(env, requestControl, key: key, entry: entry, now: now)
     }
 
@@ -223,6 +215,15 @@ public struct HTTPCache: Middleware {
             responseDate: responseDate,
             generation: generation
         )
+    }
+
+    /// The answer to `only-if-cached` when nothing stored may answer: `504 Gateway Timeout`
+    /// (RFC 9111 §5.2.1.7).
+    static func notStored(_ env: Env) -> Completions {
+        var answer = env
+        answer.response = ResponseData(status: .gatewayTimeout)
+        answer[CacheStatusKey.self] = .uncacheable
+        return .buffered(answer)
     }
 
     /// How a stored response answers.
