@@ -7,6 +7,7 @@
 #        ONLY=requests|streams|cache Benchmarks/run-loopback.sh …           (one part of the suite)
 #        DOCUMENT=cookie.json …   (the document with a Set-Cookie: the jar's response side too)
 #        POOL=8 …                 (AsyncHTTPClient's connections per host; the protocol is 64)
+#        CLIENTS=a,b,c …          (the clients of the requests part, by name; LoopbackBenchmark's Client)
 #
 # Where `perf stat -e instructions` works, it also counts each client's instructions per request:
 # unlike time, that count barely moves with what else the machine is doing.
@@ -92,7 +93,7 @@ if [[ -z "$only" || "$only" == cache ]]; then
     taskset -c "$client_cores" "$bin" cache "$base" "$requests" "$rounds"
     [[ "$only" == cache ]] && exit 0
 fi
-[[ "$only" != streams ]] && taskset -c "$client_cores" "$bin" requests "$base" "$requests" "$rounds"
+[[ "$only" != streams ]] && taskset -c "$client_cores" "$bin" requests "$base" "$requests" "$rounds" ${CLIENTS:-}
 [[ "$only" == requests ]] && exit 0
 
 echo "Streamed downloads of $stream_bytes bytes, each client in a process of its own (median of $rounds; peak"
@@ -107,8 +108,8 @@ done
 
 if [[ -z "$only" ]] && perf stat -e instructions true >/dev/null 2>&1; then
     echo
-    echo "Client instructions per request: each client alone in a process of its own, $requests GETs one at a"
-    echo "time then $requests at 64 in flight, counted by \`perf stat -e instructions\` (process start and"
+    echo "Client instructions per request: each client alone in a process of its own, $requests GETs in each of the"
+    echo "three modes (one at a time, 64 workers, a task a request), counted by \`perf stat -e instructions\` (process start and"
     echo "warm-up included, under 1%)"
     echo
     echo "| client | instructions/request | × raw |"
@@ -118,7 +119,7 @@ if [[ -z "$only" ]] && perf stat -e instructions true >/dev/null 2>&1; then
         rawURLSession faradayURLSessionEmpty faradayURLSessionSix; do
         count=$(taskset -c "$client_cores" perf stat -e instructions -x, "$bin" requests "$base" "$requests" 1 "$client" \
             2>&1 >/dev/null | awk -F, '/instructions/ { print $1 }')
-        per_request=$((count / (2 * requests + 1000)))  # LoopbackBenchmark warms up with 500 GETs a mode
+        per_request=$((count / (3 * requests + 1500)))  # LoopbackBenchmark warms up with 500 GETs a mode
         case "$client" in *URLSession*) family=urlsession ;; *) family=ahc ;; esac
         [[ "$client" == raw* && -z "${raw_count[$family]:-}" ]] && raw_count[$family]=$per_request
         label=$("$bin" label "$client")

@@ -18,6 +18,7 @@ enum Client: String, CaseIterable, Sendable {
     case rawAsyncHTTPClientOnLoop
     case rawAsyncHTTPClientChild
     case rawAsyncHTTPClientDelegateChild
+    case rawAsyncHTTPClientDelegateBound
     case faradayAsyncHTTPClientEmptyChild
     case faradayAsyncHTTPClientEmptyOnLoop
     case faradayAsyncHTTPClientSixOnLoop
@@ -43,6 +44,8 @@ enum Client: String, CaseIterable, Sendable {
         case .rawAsyncHTTPClientOnLoop: "AsyncHTTPClient (raw), tasks preferring an event loop"
         case .rawAsyncHTTPClientChild: "AsyncHTTPClient (raw), each GET in a child task"
         case .rawAsyncHTTPClientDelegateChild: "AsyncHTTPClient, delegate API (raw), each GET in a child task"
+        case .rawAsyncHTTPClientDelegateBound:
+            "AsyncHTTPClient, delegate API (raw), the task and the request's channel on one event loop"
         case .faradayAsyncHTTPClientEmptyChild: "Faraday, empty stack, AsyncHTTPClientAdapter, each GET in a child task"
         case .faradayAsyncHTTPClientEmptyOnLoop:
             "Faraday, empty stack, AsyncHTTPClientAdapter, tasks preferring an event loop"
@@ -61,7 +64,8 @@ enum Client: String, CaseIterable, Sendable {
         switch self {
         case .rawAsyncHTTPClient, .rawAsyncHTTPClientDelegate, .faradayAsyncHTTPClientEmpty, .faradayAsyncHTTPClientSix,
             .rawAsyncHTTPClientOnLoop, .rawAsyncHTTPClientChild, .faradayAsyncHTTPClientEmptyOnLoop,
-            .rawAsyncHTTPClientDelegateChild, .faradayAsyncHTTPClientEmptyChild, .faradayAsyncHTTPClientSixOnLoop:
+            .rawAsyncHTTPClientDelegateChild, .faradayAsyncHTTPClientEmptyChild, .faradayAsyncHTTPClientSixOnLoop,
+            .rawAsyncHTTPClientDelegateBound:
             .rawAsyncHTTPClient
         case .rawURLSession, .rawURLSessionDelegate, .urlSessionAdapterAlone, .faradayURLSessionEmpty,
             .faradayURLSessionSix:
@@ -101,6 +105,7 @@ struct Runner: Sendable {
         case .rawAsyncHTTPClientOnLoop: rawAsyncHTTPClient(base: base).onLoop()
         case .rawAsyncHTTPClientChild: rawAsyncHTTPClient(base: base).inChild()
         case .rawAsyncHTTPClientDelegateChild: rawAsyncHTTPClientDelegate(base: base).inChild()
+        case .rawAsyncHTTPClientDelegateBound: rawAsyncHTTPClientDelegateBound(base: base)
         case .faradayAsyncHTTPClientEmptyChild: faraday(asyncHTTPClientAdapter(), stack: .empty, base: base).inChild()
         case .faradayAsyncHTTPClientEmptyOnLoop: faraday(asyncHTTPClientAdapter(), stack: .empty, base: base).onLoop()
         case .faradayAsyncHTTPClientSixOnLoop: faraday(asyncHTTPClientAdapter(), stack: .six, base: base).onLoop()
@@ -173,6 +178,30 @@ struct Runner: Sendable {
                 let request = try HTTPClient.Request(url: prefix + path)
                 return try await http.execute(request: request, delegate: ResponseAccumulator(request: request)).get()
                     .body?.readableBytes ?? 0
+            },
+            stream: { _ in throw LoopbackError.usage },
+            shutdown: { try await http.shutdown() }
+        )
+    }
+
+    /// The delegate API with the task and the request on one event loop (issue 48's experiment):
+    /// the task prefers the loop's executor, and `eventLoop: .delegateAndChannel(on:)` asks
+    /// AsyncHTTPClient for a connection of that loop and calls the delegate there, so that the
+    /// caller, the pool and the callbacks need no other thread, if the pool keeps to the loop.
+    private static func rawAsyncHTTPClientDelegateBound(base: URL) -> Runner {
+        let http = makeHTTPClient()
+        let prefix = base.absoluteString
+        return Runner(
+            get: { path in
+                let executor = EventLoopTaskExecutor.next()
+                return try await withTaskExecutorPreference(executor) {
+                    let request = try HTTPClient.Request(url: prefix + path)
+                    return try await http.execute(
+                        request: request,
+                        delegate: ResponseAccumulator(request: request),
+                        eventLoop: .delegateAndChannel(on: executor.loop)
+                    ).get().body?.readableBytes ?? 0
+                }
             },
             stream: { _ in throw LoopbackError.usage },
             shutdown: { try await http.shutdown() }

@@ -1,22 +1,29 @@
 import Foundation
 
-/// How requests are issued: one after another, or with a fixed number in flight.
+/// How requests are issued: one after another, with a fixed number in flight from as many
+/// workers, or with a fixed number in flight as one child task per request (as callers write
+/// concurrent code: a task group that adds a task for each request, issue 48's harness).
 enum Mode: Sendable {
     case sequential
     case concurrent(Int)
+    case taskPerRequest(Int)
 
     var title: String {
         switch self {
         case .sequential: "one at a time, one keep-alive connection"
-        case .concurrent(let width): "\(width) in flight"
+        case .concurrent(let width): "\(width) in flight, \(width) workers"
+        case .taskPerRequest(let width): "\(width) in flight, a child task per request"
         }
     }
 }
 
-/// One client's measurement: requests per second and the client's CPU time per request.
+/// One client's measurement: requests per second, the client's CPU time per request, and the
+/// context switches of the client's threads per request (voluntary and involuntary, as
+/// `getrusage` counts them for the whole process).
 struct Sample: Sendable {
     var requestsPerSecond: Double
     var cpuMicrosecondsPerRequest: Double
+    var switchesPerRequest: Double
 }
 
 /// The path of the small JSON document the server returns (see run-loopback.sh's nginx.conf):
@@ -54,6 +61,14 @@ func measureRequests(
                             }
                             try await group.waitForAll()
                         }
+                    case .taskPerRequest(let width):
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            for index in 0..<count {
+                                if index >= width { try await group.next() }
+                                group.addTask { _ = try await runner.get(smallPath) }
+                            }
+                            try await group.waitForAll()
+                        }
                     }
                 }
             )
@@ -65,11 +80,17 @@ func measureRequests(
 
 private func measure(count: Int, _ body: () async throws -> Void) async rethrows -> Sample {
     let cpuBefore = ProcessUsage.cpuSeconds()
+    let switchesBefore = ProcessUsage.contextSwitches()
     let start = ContinuousClock.now
     try await body()
     let seconds = (ContinuousClock.now - start).seconds
     let cpu = ProcessUsage.cpuSeconds() - cpuBefore
-    return Sample(requestsPerSecond: Double(count) / seconds, cpuMicrosecondsPerRequest: cpu / Double(count) * 1e6)
+    let switches = ProcessUsage.contextSwitches() - switchesBefore
+    return Sample(
+        requestsPerSecond: Double(count) / seconds,
+        cpuMicrosecondsPerRequest: cpu / Double(count) * 1e6,
+        switchesPerRequest: Double(switches) / Double(count)
+    )
 }
 
 /// The Markdown table of one mode: the median of each client's rounds and its ratio to raw.
@@ -82,17 +103,19 @@ struct RequestTable {
     var markdown: String {
         var lines = [
             "\(count) GETs of /\(smallPath), \(mode.title) (median of \(rounds) rounds)", "",
-            "| client | requests/s | client CPU µs/request | × raw requests/s |", "|---|---|---|---|",
+            "| client | requests/s | client CPU µs/request | context switches/request | × raw requests/s |",
+            "|---|---|---|---|---|",
         ]
         for client in Client.allCases {
             guard let sample = median(client) else { continue }
             let ratio = median(client.raw).map { sample.requestsPerSecond / $0.requestsPerSecond } ?? .nan
             lines.append(
                 String(
-                    format: "| %@ | %.0f | %.1f | %.2f |",
+                    format: "| %@ | %.0f | %.1f | %.2f | %.2f |",
                     client.label,
                     sample.requestsPerSecond,
                     sample.cpuMicrosecondsPerRequest,
+                    sample.switchesPerRequest,
                     ratio
                 )
             )
@@ -104,7 +127,12 @@ struct RequestTable {
         guard let samples = results[client], !samples.isEmpty else { return nil }
         let rates = samples.map(\.requestsPerSecond).sorted()
         let cpus = samples.map(\.cpuMicrosecondsPerRequest).sorted()
-        return Sample(requestsPerSecond: rates[rates.count / 2], cpuMicrosecondsPerRequest: cpus[cpus.count / 2])
+        let switches = samples.map(\.switchesPerRequest).sorted()
+        return Sample(
+            requestsPerSecond: rates[rates.count / 2],
+            cpuMicrosecondsPerRequest: cpus[cpus.count / 2],
+            switchesPerRequest: switches[switches.count / 2]
+        )
     }
 }
 
@@ -157,6 +185,18 @@ enum ProcessUsage {
         #endif
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// The context switches of every thread so far, voluntary (a thread that waits) and
+    /// involuntary (one preempted).
+    static func contextSwitches() -> Int {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return usage.ru_nvcsw + usage.ru_nivcsw
     }
 
     /// The peak resident set size (`VmHWM` on Linux, `ru_maxrss` elsewhere).

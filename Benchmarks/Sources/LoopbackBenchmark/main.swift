@@ -2,8 +2,9 @@
 // adapter, against one server on 127.0.0.1 (nginx, started by ../../run-loopback.sh, which also
 // pins the server and this process to cores of their own).
 //
-//     LoopbackBenchmark requests BASE_URL [COUNT] [ROUNDS] [CLIENT]   # sequential and 64 in flight
-//                                                                     # (MODE=sequential|concurrent: one;
+//     LoopbackBenchmark requests BASE_URL [COUNT] [ROUNDS] [CLIENT,…] # sequential, 64 in flight from 64
+//                                                                     # workers, and from a task a request
+//                                                                     # (MODE=sequential|concurrent|tasks: one;
 //                                                                     # MIDDLEWARE=Cookies: that one of the six alone)
 //     LoopbackBenchmark stream BASE_URL CLIENT [BYTES] [ROUNDS]       # streamed downloads, peak RSS
 //     LoopbackBenchmark cache BASE_URL [COUNT] [ROUNDS]               # HTTPCache hits against the network
@@ -39,15 +40,18 @@ case "requests":
     let rounds = integer(at: 3, default: 3)
     var clients = Client.suite
     if arguments.count > 4 {
-        guard let client = Client(rawValue: arguments[4]) else { usage() }
-        clients = [client]
+        // One client, or several separated by commas (measured in one run, interleaved).
+        let named = arguments[4].split(separator: ",").map { Client(rawValue: String($0)) }
+        guard !named.isEmpty, named.allSatisfy({ $0 != nil }) else { usage() }
+        clients = named.compactMap { $0 }
     }
-    // MODE=sequential or MODE=concurrent runs one mode alone (for profiling).
+    // MODE=sequential, MODE=concurrent or MODE=tasks runs one mode alone (for profiling).
     let modes: [Mode] =
         switch ProcessInfo.processInfo.environment["MODE"] {
         case "sequential": [.sequential]
         case "concurrent": [.concurrent(64)]
-        default: [.sequential, .concurrent(64)]
+        case "tasks": [.taskPerRequest(64)]
+        default: [.sequential, .concurrent(64), .taskPerRequest(64)]
         }
     for mode in modes {
         let results = try await measureRequests(mode, clients: clients, count: count, rounds: rounds, base: base)
