@@ -19,6 +19,9 @@ enum Client: String, CaseIterable, Sendable {
     case rawAsyncHTTPClientChild
     case rawAsyncHTTPClientDelegateChild
     case rawAsyncHTTPClientDelegateBound
+    case rawNIOOnLoop
+    case faradayLoopPoolEmpty
+    case faradayLoopPoolSix
     case faradayAsyncHTTPClientEmptyChild
     case faradayAsyncHTTPClientEmptyOnLoop
     case faradayAsyncHTTPClientSixOnLoop
@@ -46,6 +49,9 @@ enum Client: String, CaseIterable, Sendable {
         case .rawAsyncHTTPClientDelegateChild: "AsyncHTTPClient, delegate API (raw), each GET in a child task"
         case .rawAsyncHTTPClientDelegateBound:
             "AsyncHTTPClient, delegate API (raw), the task and the request's channel on one event loop"
+        case .rawNIOOnLoop: "SwiftNIO's HTTP/1.1 codec, a pool per event loop, the task on that loop (experiment)"
+        case .faradayLoopPoolEmpty: "Faraday, empty stack, on that pool, the call's task on the loop (experiment)"
+        case .faradayLoopPoolSix: "Faraday, 6 middleware, on that pool, the call's task on the loop (experiment)"
         case .faradayAsyncHTTPClientEmptyChild: "Faraday, empty stack, AsyncHTTPClientAdapter, each GET in a child task"
         case .faradayAsyncHTTPClientEmptyOnLoop:
             "Faraday, empty stack, AsyncHTTPClientAdapter, tasks preferring an event loop"
@@ -65,7 +71,7 @@ enum Client: String, CaseIterable, Sendable {
         case .rawAsyncHTTPClient, .rawAsyncHTTPClientDelegate, .faradayAsyncHTTPClientEmpty, .faradayAsyncHTTPClientSix,
             .rawAsyncHTTPClientOnLoop, .rawAsyncHTTPClientChild, .faradayAsyncHTTPClientEmptyOnLoop,
             .rawAsyncHTTPClientDelegateChild, .faradayAsyncHTTPClientEmptyChild, .faradayAsyncHTTPClientSixOnLoop,
-            .rawAsyncHTTPClientDelegateBound:
+            .rawAsyncHTTPClientDelegateBound, .rawNIOOnLoop, .faradayLoopPoolEmpty, .faradayLoopPoolSix:
             .rawAsyncHTTPClient
         case .rawURLSession, .rawURLSessionDelegate, .urlSessionAdapterAlone, .faradayURLSessionEmpty,
             .faradayURLSessionSix:
@@ -106,6 +112,9 @@ struct Runner: Sendable {
         case .rawAsyncHTTPClientChild: rawAsyncHTTPClient(base: base).inChild()
         case .rawAsyncHTTPClientDelegateChild: rawAsyncHTTPClientDelegate(base: base).inChild()
         case .rawAsyncHTTPClientDelegateBound: rawAsyncHTTPClientDelegateBound(base: base)
+        case .rawNIOOnLoop: rawNIOOnLoop(base: base)
+        case .faradayLoopPoolEmpty: faradayOnLoopPool(stack: .empty, base: base)
+        case .faradayLoopPoolSix: faradayOnLoopPool(stack: .six, base: base)
         case .faradayAsyncHTTPClientEmptyChild: faraday(asyncHTTPClientAdapter(), stack: .empty, base: base).inChild()
         case .faradayAsyncHTTPClientEmptyOnLoop: faraday(asyncHTTPClientAdapter(), stack: .empty, base: base).onLoop()
         case .faradayAsyncHTTPClientSixOnLoop: faraday(asyncHTTPClientAdapter(), stack: .six, base: base).onLoop()
@@ -205,6 +214,41 @@ struct Runner: Sendable {
             },
             stream: { _ in throw LoopbackError.usage },
             shutdown: { try await http.shutdown() }
+        )
+    }
+
+    /// `LoopPool`: each GET on a loop taken in turn, its task on that loop's executor.
+    private static func rawNIOOnLoop(base: URL) -> Runner {
+        let pools = LoopPool.make(host: base.host ?? "127.0.0.1", port: base.port ?? 80)
+        let turn = ManagedAtomicCounter()
+        let prefix = base.path.hasSuffix("/") ? base.path : base.path + "/"
+        return Runner(
+            get: { path in
+                let pool = pools[turn.next() % pools.count]
+                return try await withTaskExecutorPreference(pool.executor) { try await pool.get(prefix + path) }
+            },
+            stream: { _ in throw LoopbackError.usage },
+            shutdown: { for pool in pools { await pool.shutdown() } }
+        )
+    }
+
+    /// Faraday with `LoopPoolAdapter`: each call's task on a loop taken in turn, where the adapter
+    /// finds that loop's connections.
+    private static func faradayOnLoopPool(stack: BenchmarkStack, base: URL) -> Runner {
+        let pools = LoopPool.make(host: base.host ?? "127.0.0.1", port: base.port ?? 80)
+        let turn = ManagedAtomicCounter()
+        let faraday = faraday(LoopPoolAdapter(pools: pools), stack: stack, base: base)
+        let get = faraday.get
+        return Runner(
+            get: { path in
+                let pool = pools[turn.next() % pools.count]
+                return try await withTaskExecutorPreference(pool.executor) { try await get(path) }
+            },
+            stream: { _ in throw LoopbackError.usage },
+            shutdown: {
+                try await faraday.shutdown()
+                for pool in pools { await pool.shutdown() }
+            }
         )
     }
 
@@ -387,6 +431,19 @@ enum LoopbackError: Error, CustomStringConvertible {
                    LoopbackBenchmark document
             clients: \(Client.allCases.map(\.rawValue).joined(separator: ", "))
             """
+        }
+    }
+}
+
+/// A counter shared by concurrent callers.
+final class ManagedAtomicCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func next() -> Int {
+        lock.withLock {
+            value &+= 1
+            return value
         }
     }
 }
