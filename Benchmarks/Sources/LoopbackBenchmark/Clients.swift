@@ -441,9 +441,9 @@ final class ManagedAtomicCounter: @unchecked Sendable {
     private var value = 0
 
     func next() -> Int {
-        lock.withLock {
-            value &+= 1
-            return value
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        value &+= 1
+        return value
     }
 }
