@@ -220,7 +220,7 @@ struct Runner: Sendable {
     /// `LoopPool`: each GET on a loop taken in turn, its task on that loop's executor.
     private static func rawNIOOnLoop(base: URL) -> Runner {
         let pools = LoopPool.make(host: base.host ?? "127.0.0.1", port: base.port ?? 80)
-        let turn = ManagedAtomicCounter()
+        let turn = TurnCounter()
         let prefix = base.path.hasSuffix("/") ? base.path : base.path + "/"
         return Runner(
             get: { path in
@@ -236,7 +236,7 @@ struct Runner: Sendable {
     /// finds that loop's connections.
     private static func faradayOnLoopPool(stack: BenchmarkStack, base: URL) -> Runner {
         let pools = LoopPool.make(host: base.host ?? "127.0.0.1", port: base.port ?? 80)
-        let turn = ManagedAtomicCounter()
+        let turn = TurnCounter()
         let faraday = faraday(LoopPoolAdapter(pools: pools), stack: stack, base: base)
         let get = faraday.get
         return Runner(
@@ -435,8 +435,8 @@ enum LoopbackError: Error, CustomStringConvertible {
     }
 }
 
-/// A counter shared by concurrent callers.
-final class ManagedAtomicCounter: @unchecked Sendable {
+/// Hands out turns to concurrent callers (the loops taken in turn).
+final class TurnCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
 

@@ -16,7 +16,8 @@ final class LoopPool: @unchecked Sendable {
     }
 
     let executor: EventLoopTaskExecutor
-    private let host: String
+    /// The `Host` field of every request.
+    let host: String
     private let port: Int
     /// Idle keep-alive connections of this loop (read and written on the loop only).
     private var idle: [(any Channel, ResponseCounter)] = []
@@ -51,8 +52,6 @@ final class LoopPool: @unchecked Sendable {
         if counter.keepAlive { idle.append((channel, counter)) } else { channel.close(promise: nil) }
         return response
     }
-
-    var hostField: String { host }
 
     func shutdown() async {
         let channels = try? await executor.loop.submit { [self] in
@@ -135,7 +134,7 @@ struct LoopPoolAdapter: Adapter {
         var uri = url.path.isEmpty ? "/" : url.path
         if let query = url.query { uri += "?" + query }
         var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri)
-        head.headers.add(name: "Host", value: pool.hostField)
+        head.headers.add(name: "Host", value: pool.host)
         for field in env.request.headers { head.headers.add(name: field.name.rawName, value: field.value) }
         let response: (head: HTTPResponseHead, body: ByteBuffer)
         do {

@@ -177,12 +177,7 @@ func measureStream(_ client: Client, bytes: Int, rounds: Int, base: URL) async t
 enum ProcessUsage {
     /// User and system CPU time of every thread so far.
     static func cpuSeconds() -> Double {
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
+        let usage = self.usage()
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
@@ -190,13 +185,19 @@ enum ProcessUsage {
     /// The context switches of every thread so far, voluntary (a thread that waits) and
     /// involuntary (one preempted).
     static func contextSwitches() -> Int {
+        let usage = self.usage()
+        return usage.ru_nvcsw + usage.ru_nivcsw
+    }
+
+    /// `getrusage` of this process: every thread so far.
+    private static func usage() -> rusage {
         var usage = rusage()
         #if os(Linux)
         getrusage(RUSAGE_SELF.rawValue, &usage)
         #else
         getrusage(RUSAGE_SELF, &usage)
         #endif
-        return usage.ru_nvcsw + usage.ru_nivcsw
+        return usage
     }
 
     /// The peak resident set size (`VmHWM` on Linux, `ru_maxrss` elsewhere).
@@ -209,9 +210,7 @@ enum ProcessUsage {
         }
         return 0
         #else
-        var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
-        return Int(usage.ru_maxrss)
+        return Int(usage().ru_maxrss)
         #endif
     }
 }

@@ -154,7 +154,7 @@ struct FileDownload: Sendable {
         if isDecoded { return .startOver }
         // The rest of the same file: from where the part stops, to its end, under the same ETag
         // (a server that ignores If-Range would otherwise splice two versions).
-        guard let resume, let range = ContentRange(headers[.contentRange] ?? ""), range.first == resume.offset,
+        guard let resume, let range = ContentRange(headers[.contentRange]), range.first == resume.offset,
             range.completeLength.map({ range.last == $0 - 1 }) ?? true,
             headers[.eTag].map({ !resume.validator.hasPrefix("\"") || $0 == resume.validator }) ?? true
         else { return .startOver }
@@ -166,13 +166,7 @@ struct FileDownload: Sendable {
     /// ranges would not count the bytes written.
     static func validator(of headers: HTTPFields) -> String? {
         if let encoding = headers[.contentEncoding], encoding.lowercased() != "identity" { return nil }
-        if let etag = headers[.eTag] {
-            return etag.hasPrefix("W/") ? nil : etag
-        }
-        guard let lastModified = headers[.lastModified], let modified = HTTPDate.parse(lastModified),
-            let date = headers[.date].flatMap({ HTTPDate.parse($0) }), date.timeIntervalSince(modified) >= 1
-        else { return nil }
-        return lastModified
+        return headers.strongValidator
     }
 
     /// The one completion the handle hands out: the body (if any) in the final env, not cut into
@@ -216,30 +210,4 @@ struct FileDownload: Sendable {
         }
         throw FaradayError(.cancelled, "The download was cancelled.")
     }
-}
-
-/// A `Content-Range: bytes first-last/complete` field (RFC 9110 §14.4).
-struct ContentRange {
-    let first: Int64
-    let last: Int64
-    let completeLength: Int64?
-
-    init?(_ field: String) {
-        guard field.hasPrefix("bytes ") else { return nil }
-        let parts = field.dropFirst(6).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return nil }
-        let bounds = parts[0].split(separator: "-", omittingEmptySubsequences: false)
-        guard bounds.count == 2, let first = Int64(asciiDigits: bounds[0]), let last = Int64(asciiDigits: bounds[1]),
-            first <= last
-        else { return nil }
-        self.first = first
-        self.last = last
-        if parts[1] == "*" {
-            completeLength = nil
-        } else {
-            guard let complete = Int64(asciiDigits: parts[1]), complete > last else { return nil }
-            completeLength = complete
-        }
-    }
-
 }

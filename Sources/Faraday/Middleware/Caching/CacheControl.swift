@@ -100,7 +100,7 @@ struct CacheControl: Sendable, Equatable {
     var noStore: Bool { has("no-store") }
     /// `no-cache` without field names: every use of the response is validated first. A malformed
     /// argument counts as none.
-    var noCache: Bool { noCacheFields.isEmpty && has("no-cache") }
+    var noCache: Bool { has("no-cache") && noCacheFields.isEmpty }
     /// The field names of a qualified `no-cache="a, b"` on a response (RFC 9111 §5.2.2.4): the
     /// response may be reused without validation, but not those fields.
     var noCacheFields: Set<String> {

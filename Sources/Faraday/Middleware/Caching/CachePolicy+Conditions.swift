@@ -14,21 +14,13 @@ extension CachePolicy {
         let first = spec[..<dash].trimmingHTTPWhitespace
         let last = spec[spec.index(after: dash)...].trimmingHTTPWhitespace
         if first.isEmpty {  // the last `last` bytes
-            guard let suffix = position(last), suffix > 0, length > 0 else { return nil }
+            guard let suffix = Int(asciiDigits: last), suffix > 0, length > 0 else { return nil }
             return max(0, length - suffix)..<length
         }
-        guard let start = position(first), start < length else { return nil }
+        guard let start = Int(asciiDigits: first), start < length else { return nil }
         if last.isEmpty { return start..<length }
-        guard let end = position(last), end >= start else { return nil }
+        guard let end = Int(asciiDigits: last), end >= start else { return nil }
         return start..<min(end, length - 1) + 1
-    }
-
-    /// A byte position: digits only; `nil` past `Int.max` (the request then goes to the server).
-    static func position(_ text: Substring) -> Int? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
-            return nil
-        }
-        return Int(text)
     }
 
     /// The condition of a caller's own conditional request, as a cache evaluates it against a

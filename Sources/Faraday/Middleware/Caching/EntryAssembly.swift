@@ -27,21 +27,23 @@ struct EntryAssembly: Sendable {
             completeLength = base.headers[.contentLength].flatMap { Int($0) }
             return
         }
-        guard let range = CachePolicy.ContentRange(base.headers[.contentRange]) else { return nil }
-        (limit, completeLength) = (range.last + 1, range.completeLength)
-        guard let stored, let (held, length) = stored.heldRange, length == range.completeLength,
+        guard let range = ContentRange(base.headers[.contentRange]), let first = Int(exactly: range.first),
+            let end = Int(exactly: range.last + 1)
+        else { return nil }
+        (limit, completeLength) = (end, range.completeLength.flatMap { Int(exactly: $0) })
+        guard let stored, let (held, length) = stored.heldRange, length == completeLength,
             CachePolicy.sameRepresentation(stored.headers, base.headers),
-            held.lowerBound <= range.last + 1, range.first <= held.upperBound,
+            held.lowerBound <= end, first <= held.upperBound,
             let bytes = stored.body.bytes(), bytes.count == held.count
         else {
-            (prefix, start, joined) = (Data(), range.first, nil)
+            (prefix, start, joined) = (Data(), first, nil)
             return
         }
         joined = (held, bytes)
-        if held.lowerBound < range.first {
-            (prefix, start) = (bytes.prefix(range.first - held.lowerBound), held.lowerBound)
+        if held.lowerBound < first {
+            (prefix, start) = (bytes.prefix(first - held.lowerBound), held.lowerBound)
         } else {
-            (prefix, start) = (Data(), range.first)
+            (prefix, start) = (Data(), first)
         }
     }
 
@@ -70,7 +72,7 @@ struct EntryAssembly: Sendable {
             return made(start..<start + written)
         }
         guard base.status == .ok, let completeLength, written < completeLength,
-            CachePolicy.strongValidator(base.headers) != nil
+            base.headers.strongValidator != nil
         else { return nil }
         return made(0..<written)
     }
@@ -83,7 +85,7 @@ struct EntryAssembly: Sendable {
             entry.headers[.contentRange] = nil
         } else {
             entry.status = .partialContent
-            entry.headers[.contentRange] = CachePolicy.ContentRange(held, of: completeLength).header
+            entry.headers[.contentRange] = ContentRange(held, of: completeLength).field
         }
         entry.headers[.contentLength] = String(held.count)
         return entry

@@ -69,7 +69,7 @@ extension HTTPCache {
         var part = entry
         part.status = .partialContent
         part.body = body
-        part.headers[.contentRange] = CachePolicy.ContentRange(range, of: length).header
+        part.headers[.contentRange] = ContentRange(range, of: length).field
         part.headers[.contentLength] = String(range.count)
         return serve(part, env, .hit, now: now)
     }

@@ -16,7 +16,7 @@ extension HTTPCache {
     ) async throws(FaradayError) -> Completions {
         let generation = handler.shared.generation.withLock { $0 }
         guard let (held, length) = part.heldRange, held.lowerBound == 0, let length, held.upperBound < length,
-            let validator = CachePolicy.strongValidator(part.headers), let prefix = part.body.bytes()
+            let validator = part.headers.strongValidator, let prefix = part.body.bytes()
         else { return try await fetch(env, requestControl, key: key, entry: nil, generation: generation) }
         var attempt = env
         attempt.request.headers[.range] = "bytes=\(held.upperBound)-"
@@ -29,8 +29,7 @@ extension HTTPCache {
         switch response.status {
         case .ok: break  // the whole, maybe of a new representation
         case .partialContent
-        where CachePolicy.ContentRange(response.headers[.contentRange])
-            == CachePolicy.ContentRange(held.upperBound..<length, of: length)
+        where ContentRange(response.headers[.contentRange]) == ContentRange(held.upperBound..<length, of: length)
             && CachePolicy.sameRepresentation(part.headers, response.headers):
             // The whole, as the caller asked for it: the stored part's fields updated by the
             // 206's (which may leave out Content-Type and the like, RFC 9110 §15.3.7), the stored
