@@ -1,5 +1,7 @@
 /// A JSON value of the HTTP caching suite's test definitions (http-tests/cache-tests), whose
-/// fields mix types: a header is `["Date", 0]`, `["ETag", "\"a\"", false]` or `"Name"`.
+/// fields mix types: a header is `["Date", 0]`, `["ETag", "\"a\"", false]` or `"Name"`. The test
+/// servers do not use Faraday's own `JSON`: what checks the client reads the suite with code of
+/// its own.
 public enum SuiteValue: Decodable, Sendable, Hashable {
     case string(String)
     case int(Int)
