@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "Faraday", targets: ["Faraday"]),
         .library(name: "FaradayHAL", targets: ["FaradayHAL"]),
         .library(name: "FaradayAsyncHTTPClient", targets: ["FaradayAsyncHTTPClient"]),
+        .library(name: "FaradayNIO", targets: ["FaradayNIO"]),
         .library(name: "FaradayObservability", targets: ["FaradayObservability"]),
         .library(name: "FaradayOpenAPI", targets: ["FaradayOpenAPI"]),
     ],
@@ -34,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -68,20 +70,40 @@ let package = Package(
             dependencies: ["Faraday"],
             swiftSettings: swiftSettings
         ),
+        // HTTP/1.1 on SwiftNIO's own codecs, the call on its connection's event loop; and the TLS,
+        // pinning and message conversions it shares with the AsyncHTTPClient adapter.
+        .target(
+            name: "FaradayNIO",
+            dependencies: [
+                "Faraday",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "NIOSOCKS", package: "swift-nio-extras"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The production adapter on Linux, on AsyncHTTPClient and SwiftNIO.
         .target(
             name: "FaradayAsyncHTTPClient",
             dependencies: [
                 "Faraday",
+                "FaradayNIO",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
@@ -125,7 +147,7 @@ let package = Package(
         // The parsers that libFuzzer exercises (Scripts/fuzz.sh), and their entry point.
         .target(
             name: "FaradayFuzzTargets",
-            dependencies: ["Faraday", "FaradayHAL", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
+            dependencies: ["Faraday", "FaradayHAL", "FaradayAsyncHTTPClient", "FaradayNIO", "FaradayTestSupport"],
             swiftSettings: swiftSettings
         ),
         .target(name: "CLibFuzzerDriver", path: "Fuzz/CLibFuzzerDriver"),
@@ -191,7 +213,7 @@ let package = Package(
         .testTarget(
             name: "AdapterConformanceTests",
             dependencies: [
-                "Faraday", "FaradayAsyncHTTPClient", "FaradayTestSupport", "RequestSigningMiddleware",
+                "Faraday", "FaradayAsyncHTTPClient", "FaradayNIO", "FaradayTestSupport", "RequestSigningMiddleware",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -201,7 +223,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FaradayHALTests",
-            dependencies: ["Faraday", "FaradayHAL", "FaradayAsyncHTTPClient", "FaradayTestSupport"],
+            dependencies: ["Faraday", "FaradayHAL", "FaradayAsyncHTTPClient", "FaradayNIO", "FaradayTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Faraday
+import FaradayNIO
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -21,8 +22,8 @@ extension AsyncHTTPClientAdapter {
         let request = env.request
         var clientRequest = HTTPClientRequest(url: request.url.absoluteString)
         clientRequest.method = HTTPMethod(rawValue: request.method.rawValue)
-        clientRequest.headers = Self.headers(of: request)
-        clientRequest.tlsConfiguration = try Self.tlsConfiguration(
+        clientRequest.headers = HTTP1Messages.headers(of: request)
+        clientRequest.tlsConfiguration = try TLSSettings.configuration(
             request.options.tls,
             base: tlsBase
         )
@@ -71,7 +72,12 @@ extension AsyncHTTPClientAdapter {
             throw Self.faradayError(timedOut ? HTTPClientError.deadlineExceeded : error, request: request)
         }
         var completion = env
-        completion.response = try Self.response(answer.status, answer.headers, answer.version, request: request)
+        completion.response = try HTTP1Messages.response(
+            answer.status,
+            answer.headers,
+            answer.version,
+            request: request
+        )
         completion.response?.body = Data(buffer: answer.body, byteTransferStrategy: .noCopy)
         lease.release()
         return .buffered(consume completion)

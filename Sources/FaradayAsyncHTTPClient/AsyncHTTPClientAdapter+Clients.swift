@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Faraday
+import FaradayNIO
 import Foundation
 import NIOCore
 import NIOPosix
@@ -12,19 +13,7 @@ extension AsyncHTTPClientAdapter {
     /// first request's policy is the client's).
     func clientKey(for request: Request) throws(FaradayError) -> (ClientKey, ConnectionPinVerifier?) {
         let options = request.options
-        var pinned: PinnedHost?
-        var verifier: ConnectionPinVerifier?
-        try options.pinning?.refusePlainHTTP(request)
-        if let policy = options.pinning, let host = request.url.host, let rule = policy.activeRule(for: host) {
-            let pinnedHost = PinnedHost(
-                host: host,
-                rule: rule,
-                trustRoots: options.tls.trustRoots,
-                trustsSystemRoots: options.tls.trustsSystemRoots
-            )
-            pinned = pinnedHost
-            verifier = ConnectionPinVerifier(pinned: pinnedHost, policy: policy)
-        }
+        let pinning = try PinnedHost.forRequest(request)
         let proxy = options.proxy?.proxy(for: request.url)
         // AsyncHTTPClient speaks plain HTTP to HTTP proxies, and SOCKS5 without authentication.
         if let proxy, !proxy.isPlainHTTPOrOpenSOCKS5 {
@@ -34,15 +23,15 @@ extension AsyncHTTPClientAdapter {
             connect: options.openTimeout ?? configuration.connectTimeout,
             read: options.readTimeout ?? configuration.readTimeout,
             write: options.writeTimeout ?? configuration.writeTimeout,
-            pinned: pinned,
+            pinned: pinning?.0,
             proxy: proxy
         )
-        return (key, verifier)
+        return (key, pinning?.1)
     }
 
     func makeClient(_ key: ClientKey, verifier: ConnectionPinVerifier?) -> HTTPClient {
         var clientConfiguration = HTTPClient.Configuration(
-            tlsConfiguration: tlsBase ?? Self.raisingMinimumVersion(.makeClientConfiguration(), to: .v1_2),
+            tlsConfiguration: tlsBase ?? TLSSettings.raisingMinimumVersion(.makeClientConfiguration(), to: .v1_2),
             redirectConfiguration: .disallow,
             timeout: Self.clientTimeout(key),
             connectionPool: .init(idleTimeout: .init(configuration.idleTimeout)),

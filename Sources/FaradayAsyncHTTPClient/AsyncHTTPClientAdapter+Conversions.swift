@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Faraday
+import FaradayNIO
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -14,7 +15,7 @@ extension AsyncHTTPClientAdapter {
     /// the connection within the timeout: a server that stops reading fails the call with
     /// `FaradayError.Code.writeTimeout`.
     static func makeRequest(_ request: Request, writeTimeout: Duration?) throws(FaradayError) -> HTTPClient.Request {
-        let headers = headers(of: request)
+        let headers = HTTP1Messages.headers(of: request)
         let body: HTTPClient.Body?
         if let bytes = request.body.bytesInMemory, bytes.isEmpty {
             body = nil
@@ -58,18 +59,6 @@ extension AsyncHTTPClientAdapter {
         }
     }
 
-    /// The request's fields as AsyncHTTPClient's headers, `Cookie` fields joined into one.
-    static func headers(of request: Request) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(request.headers.count + 2)
-        request.headers.forEachJoiningCookies { headers.add(name: $0.name.rawName, value: $0.value) }
-        // What URLSessionAdapter's platform sends when the request names none, so that both adapters
-        // put the same fields on the wire: any media type, and the body as it is.
-        if !request.headers.contains(.accept) { headers.add(name: "Accept", value: "*/*") }
-        if !request.headers.contains(.acceptEncoding) { headers.add(name: "Accept-Encoding", value: "identity") }
-        return headers
-    }
-
     /// Waits for a body write, failing with `failure` when it takes longer than `timeout`.
     private static func awaitWrite(
         _ write: EventLoopFuture<Void>,
@@ -88,63 +77,5 @@ extension AsyncHTTPClientAdapter {
             if settled.setFirst() { outcome.completeWith(result) }
         }
         try await outcome.futureResult.get()
-    }
-
-    /// The response's status, headers and HTTP version, refusing a status outside 100...999.
-    static func response(
-        _ status: HTTPResponseStatus,
-        _ headers: HTTPHeaders,
-        _ version: HTTPVersion,
-        request: Request
-    ) throws(FaradayError) -> ResponseData {
-        var response = ResponseData(status: try Self.status(status, request: request), headers: fields(headers))
-        response.httpVersion = name(of: version)
-        return response
-    }
-
-    /// The version as RFC 9110 names it: "1.0", "1.1", "2", "3".
-    private static func name(of version: HTTPVersion) -> String {
-        switch (version.major, version.minor) {
-        case (1, 1): "1.1"
-        case (2, 0): "2"
-        case (1, 0): "1.0"
-        case (let major, 0) where major > 1: "\(major)"
-        case (let major, let minor): "\(major).\(minor)"
-        }
-    }
-
-    /// The status, refusing codes outside 100...999.
-    private static func status(
-        _ status: HTTPResponseStatus,
-        request: Request
-    ) throws(FaradayError) -> HTTPResponse.Status {
-        let code = Int(status.code)
-        guard (100...999).contains(code) else {
-            throw FaradayError(
-                .invalidResponse,
-                "The server sent the status code \(code).",
-                method: request.method,
-                url: request.url
-            )
-        }
-        return HTTPResponse.Status(code: code, reasonPhrase: status.reasonPhrase)
-    }
-
-    /// Response headers as `HTTPFields`; a field whose name is not a valid token is dropped.
-    static func fields(_ headers: HTTPHeaders) -> HTTPFields {
-        var fields = HTTPFields()
-        fields.reserveCapacity(headers.count)
-        for (name, value) in headers {
-            guard let name = HTTPField.Name(name) else { continue }
-            fields.append(HTTPField(name: name, value: value))
-        }
-        return fields
-    }
-}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(Int64(clamping: seconds) &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
     }
 }

@@ -1,23 +1,16 @@
 import AsyncHTTPClient
 import Faraday
+import FaradayNIO
 import NIOCore
-import NIOHTTP1
-import NIOPosix
-import NIOSSL
 
 extension AsyncHTTPClientAdapter {
-    /// Maps AsyncHTTPClient, NIO and TLS errors to `FaradayError` codes.
+    /// Maps AsyncHTTPClient's errors to `FaradayError` codes, and NIO's and TLS errors as
+    /// ``NIOErrors`` does.
     static func faradayError(_ error: any Error, request: Request) -> FaradayError {
         func make(_ code: FaradayError.Code, _ message: String) -> FaradayError {
             FaradayError(code, message, method: request.method, url: request.url, underlying: error)
         }
         switch error {
-        case let error as FaradayError:
-            return error.code == .unknown ? error : error.attaching(request)
-        case let tooLarge as BodyTooLarge:
-            return make(.bodyTooLarge, "The response body is larger than \(tooLarge.limit) bytes; stream it instead.")
-        case is CancellationError:
-            return make(.cancelled, "The request was cancelled.")
         case let error as HTTPClientError:
             switch error {
             case .cancelled, .requestStreamCancelled: return make(.cancelled, "The request was cancelled.")
@@ -48,14 +41,8 @@ extension AsyncHTTPClientAdapter {
                 return make(.invalidURL, "The URL cannot be requested: \(error).")
             default: return make(.connectionFailed, "The HTTP client failed: \(error).")
             }
-        case is NIOSSLError, is NIOSSLExtraError, is BoringSSLError:
-            return make(.tlsFailure, "The TLS handshake failed: \(error).")
-        case is HTTPParserError, is NIOHTTPDecoderError:
-            return make(.invalidResponse, "The server sent an invalid HTTP response: \(error).")
-        case is NIOConnectionError, is IOError, is ChannelError:
-            return make(.connectionFailed, "The connection failed: \(error).")
         default:
-            return make(.connectionFailed, "The request failed: \(error).")
+            return NIOErrors.faradayError(error, request: request)
         }
     }
 }

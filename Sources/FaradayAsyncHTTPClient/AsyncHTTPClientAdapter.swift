@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Faraday
+import FaradayNIO
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -104,7 +105,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
     /// Creates an adapter; its clients run on NIO's shared event loop group.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.tlsBase = configuration.tlsConfiguration.map { Self.raisingMinimumVersion($0, to: .v1_2) }
+        self.tlsBase = configuration.tlsConfiguration.map { TLSSettings.raisingMinimumVersion($0, to: .v1_2) }
         self.eventLoopGroup = MultiThreadedEventLoopGroup.singleton
     }
 
@@ -215,7 +216,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
             request,
             writeTimeout: request.options.writeTimeout ?? configuration.writeTimeout
         )
-        clientRequest.tlsConfiguration = try Self.tlsConfiguration(
+        clientRequest.tlsConfiguration = try TLSSettings.configuration(
             request.options.tls,
             base: tlsBase
         )
@@ -243,7 +244,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
         }
 
         var completion = env
-        completion.response = try Self.response(
+        completion.response = try HTTP1Messages.response(
             head.head.status,
             head.head.headers,
             head.head.version,

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Faraday
+import FaradayNIO
 import Foundation
 import HTTPTypes
 import NIOCore
@@ -192,20 +193,4 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
 
     /// Whether a consumer waits for the head now, for tests.
     var isWaitingForHead: Bool { state.withLock { $0.headWaiter != nil } }
-}
-
-/// The buffered body grew past the request's limit.
-struct BodyTooLarge: Error {
-    let limit: Int
-}
-
-extension ByteBuffer {
-    /// Appends `part` unless the whole would pass `limit` bytes; `false` (and nothing appended)
-    /// when it would: a buffered body's bound, the same on the delegate and the async API.
-    mutating func append(_ part: ByteBuffer, upTo limit: Int) -> Bool {
-        guard readableBytes + part.readableBytes <= limit else { return false }
-        var part = part
-        writeBuffer(&part)
-        return true
-    }
 }

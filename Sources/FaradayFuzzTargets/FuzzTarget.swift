@@ -1,6 +1,7 @@
 import Faraday
 import FaradayAsyncHTTPClient
 import FaradayHAL
+import FaradayNIO
 import FaradayTestSupport
 import Foundation
 

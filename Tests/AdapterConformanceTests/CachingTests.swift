@@ -107,7 +107,7 @@ extension AdapterConformance {
                     #expect(received == total && patternHolds)
                 }
                 #expect(server.requestsReceived == 1, "the second gigabyte came from the disk")
-                if kind == .asyncHTTPClient || platformCanPauseURLSession {
+                if kind.isOnNIO || platformCanPauseURLSession {
                     #expect(peak - before < 256 << 20, "resident memory grew by \((peak - before) >> 20) MiB")
                 }
             }

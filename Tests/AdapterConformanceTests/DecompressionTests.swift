@@ -34,7 +34,7 @@ extension AdapterConformance {
                     #expect(String(decoding: env.body, as: UTF8.self) == #"{"hello":"brotli"}"#)
                     #expect(env.responseHeaders[.contentEncoding] == nil)
                     #expect(env.responseHeaders[.contentLength] == nil, "the length was of the encoded body")
-                case .asyncHTTPClient:
+                case .asyncHTTPClient, .nio:
                     #expect(Array(env.body) == ServerLikeRoutes.brotliBody)
                     #expect(env.responseHeaders[.contentEncoding] == "br")
                 }

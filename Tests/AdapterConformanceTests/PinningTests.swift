@@ -37,7 +37,7 @@ extension AdapterConformance {
             }
             defer {
                 Task {
-                    try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
+                    try await shutDown(adapter)
                     try await server.shutdown()
                 }
             }
@@ -54,7 +54,8 @@ extension AdapterConformance {
 
         // MARK: Pins that match
 
-        @Test func everyKindOfPinMatchesASelfSignedLeaf() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func everyKindOfPinMatchesASelfSignedLeaf(_ kind: AdapterKind) async throws {
             let certificates = try TestCertificates.selfSigned()
             let leaf = try leaf(certificates)
             let pins: [CertificatePin] = [
@@ -69,6 +70,7 @@ extension AdapterConformance {
             ]
             for pin in pins {
                 try await withPinnedConnection(
+                    kind,
                     server: certificates,
                     pinning: PinningPolicy([.pin("localhost", [pin], scope: .leaf)])
                 ) { connection, server in
@@ -79,24 +81,30 @@ extension AdapterConformance {
             }
         }
 
-        @Test func aCAIssuedLeafPinnedByItsKeyWorks() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func aCAIssuedLeafPinnedByItsKeyWorks(_ kind: AdapterKind) async throws {
             let certificates = try TestCertificates.generate()
             let spki = Data(SHA256.hash(data: try leaf(certificates).subjectPublicKeyInfo)).base64EncodedString()
             let policy = PinningPolicy([.pin("localhost", [try .publicKeySHA256(spki)], scope: .leaf)])
-            try await withPinnedConnection(server: certificates, pinning: policy) { connection, server in
+            try await withPinnedConnection(kind, server: certificates, pinning: policy) { connection, server in
                 // Calls in a row, on new or pooled connections alike.
                 for _ in 0..<3 { _ = try await connection.get("echo").value }
                 #expect(server.requestsReceived == 3)
             }
         }
 
-        @Test func aChainPinMatchesTheIssuingCA() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func aChainPinMatchesTheIssuingCA(_ kind: AdapterKind) async throws {
             let certificates = try TestCertificates.generate()
             let ca = try TLSCertificate(pem: certificates.caPEM)
             let caPin = try CertificatePin.publicKeySHA256(
                 Data(SHA256.hash(data: ca.subjectPublicKeyInfo)).base64EncodedString()
             )
-            try await withPinnedConnection(server: certificates, pinning: PinningPolicy([.pin("localhost", [caPin])])) {
+            try await withPinnedConnection(
+                kind,
+                server: certificates,
+                pinning: PinningPolicy([.pin("localhost", [caPin])])
+            ) {
                 connection,
                 _ in
                 let answer = try await connection.get("echo").value
@@ -104,6 +112,7 @@ extension AdapterConformance {
             }
             // The same pin in leaf scope does not match: the leaf's own key is not pinned.
             try await withPinnedConnection(
+                kind,
                 server: certificates,
                 pinning: PinningPolicy([.pin("localhost", [caPin], scope: .leaf)])
             ) { connection, server in
@@ -114,17 +123,22 @@ extension AdapterConformance {
             }
         }
 
-        @Test func aBackupPinIsEnoughAndAnotherHostsPinsDoNotApply() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func aBackupPinIsEnoughAndAnotherHostsPinsDoNotApply(_ kind: AdapterKind) async throws {
             let certificates = try TestCertificates.generate()
             let unrelated = try TestCertificates.generate()
             let right = CertificatePin.certificate(try leaf(certificates))
             let wrong = CertificatePin.certificate(try leaf(unrelated))
             let policy = PinningPolicy([.pin("localhost", [wrong], backup: [right]), .pin("example.com", [wrong])])
-            try await withPinnedConnection(server: certificates, pinning: policy) { connection, _ in
+            try await withPinnedConnection(kind, server: certificates, pinning: policy) { connection, _ in
                 _ = try await connection.get("echo").value
             }
             // 127.0.0.1 is not pinned by a rule for localhost.
-            try await withPinnedConnection(server: certificates, pinning: PinningPolicy([.pin("localhost", [wrong])])) {
+            try await withPinnedConnection(
+                kind,
+                server: certificates,
+                pinning: PinningPolicy([.pin("localhost", [wrong])])
+            ) {
                 connection,
                 server in
                 let answer = try await connection.get("https://127.0.0.1:\(server.port)/echo").value
@@ -134,11 +148,12 @@ extension AdapterConformance {
 
         // MARK: Pins that fail closed
 
-        @Test func aWrongPinFailsBeforeTheServerSeesARequest() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func aWrongPinFailsBeforeTheServerSeesARequest(_ kind: AdapterKind) async throws {
             let certificates = try TestCertificates.generate()
             let unrelated = try TestCertificates.generate()
             let policy = PinningPolicy([.pin("localhost", [.certificate(try leaf(unrelated))])])
-            try await withPinnedConnection(server: certificates, pinning: policy) { connection, server in
+            try await withPinnedConnection(kind, server: certificates, pinning: policy) { connection, server in
                 for _ in 0..<2 {
                     let error = await #expect(throws: FaradayError.self) {
                         try await connection.post("echo", body: .text("secret")).value
@@ -169,7 +184,7 @@ extension AdapterConformance {
             let error = await #expect(throws: FaradayError.self) { try await connection.run(request).value }
             #expect(error?.code == .tlsFailure)
             #expect(server.requestsReceived == 0)
-            try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
+            try await shutDown(adapter)
             try await server.shutdown()
         }
 
@@ -200,11 +215,12 @@ extension AdapterConformance {
             try await server.shutdown()
         }
 
-        @Test func debugModeLogsTheFingerprintsAndLetsTheRequestThrough() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func debugModeLogsTheFingerprintsAndLetsTheRequestThrough(_ kind: AdapterKind) async throws {
             let certificates = try TestCertificates.generate()
             let logs = InMemoryLogHandler()
             let policy = PinningPolicy([.debug("localhost")], logger: Logger(label: "pins") { _ in logs })
-            try await withPinnedConnection(server: certificates, pinning: policy) { connection, _ in
+            try await withPinnedConnection(kind, server: certificates, pinning: policy) { connection, _ in
                 let answer = try await connection.get("echo").value
                 #expect(answer.response?.status == .ok)
             }
@@ -233,7 +249,8 @@ extension AdapterConformance {
 
         // MARK: TLS options
 
-        @Test func mutualTLSNeedsTheRightClientCertificate() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func mutualTLSNeedsTheRightClientCertificate(_ kind: AdapterKind) async throws {
             let certificates = try TestCertificates.generate()
             let unrelated = try TestCertificates.generate()
             let roots = [try TLSCertificate(pem: certificates.caPEM)]
@@ -246,6 +263,7 @@ extension AdapterConformance {
                 privateKeyPEM: unrelated.clientKeyPEM
             )
             try await withPinnedConnection(
+                kind,
                 server: certificates,
                 tls: TLSOptions(trustRoots: roots, clientIdentity: right),
                 clientAuthentication: true
@@ -255,6 +273,7 @@ extension AdapterConformance {
             }
             for identity in [nil, foreign] {
                 try await withPinnedConnection(
+                    kind,
                     server: certificates,
                     tls: TLSOptions(trustRoots: roots, clientIdentity: identity),
                     clientAuthentication: true
@@ -267,10 +286,12 @@ extension AdapterConformance {
             }
         }
 
-        @Test func theMinimumVersionIsHonoured() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func theMinimumVersionIsHonoured(_ kind: AdapterKind) async throws {
             let certificates = try TestCertificates.generate()
             let roots = [try TLSCertificate(pem: certificates.caPEM)]
             try await withPinnedConnection(
+                kind,
                 server: certificates,
                 tls: TLSOptions(trustRoots: roots, minimumVersion: .v1_2),
                 maximumTLSVersion: .tlsv12
@@ -278,6 +299,7 @@ extension AdapterConformance {
                 _ = try await connection.get("echo").value
             }
             try await withPinnedConnection(
+                kind,
                 server: certificates,
                 tls: TLSOptions(trustRoots: roots, minimumVersion: .v1_3),
                 maximumTLSVersion: .tlsv12
@@ -294,9 +316,8 @@ extension AdapterConformance {
         /// the adapter's own NIOSSL configuration (whose NIOSSL default was TLS 1.0), and an explicit
         /// `.v1_2` means the same. (URLSessionAdapter on Linux takes no TLS options, so no test CA:
         /// its minimum is libcurl's and OpenSSL's, TLS 1.2 on Debian; see the Adapters article.)
-        @Test(arguments: [TLSProtocolVersion?.none, .v1_2])
-        func aServerLimitedToTLS11IsRefusedByDefault(_ minimum: TLSProtocolVersion?) async throws {
-            let kind = AdapterKind.asyncHTTPClient
+        @Test(arguments: AdapterKind.onNIO, [TLSProtocolVersion?.none, .v1_2])
+        func aServerLimitedToTLS11IsRefusedByDefault(_ kind: AdapterKind, _ minimum: TLSProtocolVersion?) async throws {
             let certificates = try TestCertificates.generate()
             var tls = TLSOptions(trustRoots: [try TLSCertificate(pem: certificates.caPEM)])
             if let minimum { tls.minimumVersion = minimum }
@@ -323,25 +344,29 @@ extension AdapterConformance {
             let modern = try await TestServer.start(tls: certificates, maximumTLSVersion: .tlsv12)
             let answer = try await connection.get(modern.baseURL.appendingPathComponent("echo").absoluteString).value
             #expect(answer.response?.status == .ok)
-            try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
+            try await shutDown(adapter)
             try await server.shutdown()
             try await modern.shutdown()
         }
 
-        @Test func trustIsOnlyEverDisabledByName() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func trustIsOnlyEverDisabledByName(_ kind: AdapterKind) async throws {
             let certificates = try TestCertificates.generate()
             // Neither the system roots nor an unrelated CA trust the server.
             let unrelatedRoot = try TLSCertificate(pem: try TestCertificates.generate().caPEM)
             for tls in [TLSOptions(), TLSOptions(trustRoots: [unrelatedRoot], trustsSystemRoots: false)] {
-                try await withPinnedConnection(server: certificates, tls: tls) { connection, server in
+                try await withPinnedConnection(kind, server: certificates, tls: tls) { connection, server in
                     await #expect { try await connection.get("echo").value } throws: { error in
                         isFaradayError(error, .tlsFailure)
                     }
                     #expect(server.requestsReceived == 0)
                 }
             }
-            try await withPinnedConnection(server: certificates, tls: TLSOptions(verification: .insecureNoVerification))
-            { connection, _ in
+            try await withPinnedConnection(
+                kind,
+                server: certificates,
+                tls: TLSOptions(verification: .insecureNoVerification)
+            ) { connection, _ in
                 _ = try await connection.get("echo").value
             }
             // Pins still apply when verification is off.
@@ -349,6 +374,7 @@ extension AdapterConformance {
                 try TLSCertificate(der: try TestCertificates.generate().serverCertificateDER)
             )
             try await withPinnedConnection(
+                kind,
                 server: certificates,
                 tls: TLSOptions(verification: .insecureNoVerification),
                 pinning: PinningPolicy([.pin("localhost", [wrong])])

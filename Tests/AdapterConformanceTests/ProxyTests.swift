@@ -42,11 +42,12 @@ extension AdapterConformance {
             return options
         }
 
-        @Test func httpsGoesThroughATunnelWithTLSEndToEnd() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func httpsGoesThroughATunnelWithTLSEndToEnd(_ kind: AdapterKind) async throws {
             let certificates = try TestCertificates.generate()
             try await withProxy { proxy in
                 try await withConnection(
-                    .asyncHTTPClient,
+                    kind,
                     tls: certificates,
                     trust: certificates,
                     options: options(proxy)
@@ -61,9 +62,10 @@ extension AdapterConformance {
             }
         }
 
-        @Test func plainHTTPIsTunnelledTooAndCredentialsGoToTheProxyOnly() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func plainHTTPIsTunnelledTooAndCredentialsGoToTheProxyOnly(_ kind: AdapterKind) async throws {
             try await withProxy(credentials: ("me", "s3cret")) { proxy in
-                try await withConnection(.asyncHTTPClient, options: options(proxy, user: "me", password: "s3cret")) {
+                try await withConnection(kind, options: options(proxy, user: "me", password: "s3cret")) {
                     connection,
                     _ in
                     let echo = try await connection.get("echo").echo
@@ -76,9 +78,10 @@ extension AdapterConformance {
             }
         }
 
-        @Test func a407IsATypedError() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func a407IsATypedError(_ kind: AdapterKind) async throws {
             try await withProxy(credentials: ("me", "s3cret")) { proxy in
-                try await withConnection(.asyncHTTPClient, options: options(proxy, user: "me", password: "wrong")) {
+                try await withConnection(kind, options: options(proxy, user: "me", password: "wrong")) {
                     connection,
                     server in
                     await #expect {
@@ -93,13 +96,13 @@ extension AdapterConformance {
             }
         }
 
-        @Test(arguments: [false, true])
-        func socks5TunnelsHTTPAndHTTPS(_ overTLS: Bool) async throws {
+        @Test(arguments: AdapterKind.onNIO, [false, true])
+        func socks5TunnelsHTTPAndHTTPS(_ kind: AdapterKind, _ overTLS: Bool) async throws {
             let certificates = overTLS ? try TestCertificates.generate() : nil
             try await withProxy(kind: .socks5) { proxy in
                 var options = RequestOptions()
                 options.proxy = ProxyConfiguration(all: .socks5(host: "127.0.0.1", port: proxy.port))
-                try await withConnection(.asyncHTTPClient, tls: certificates, trust: certificates, options: options) {
+                try await withConnection(kind, tls: certificates, trust: certificates, options: options) {
                     connection,
                     server in
                     let echo = try await connection.get("echo").echo
@@ -112,8 +115,8 @@ extension AdapterConformance {
 
         /// Pins are checked against the origin's certificate at the end of the tunnel, as without
         /// a proxy: the right pin passes, a wrong one fails before a request reaches the origin.
-        @Test(arguments: [true, false])
-        func pinsAreCheckedEndToEndThroughATunnel(_ rightPin: Bool) async throws {
+        @Test(arguments: AdapterKind.onNIO, [true, false])
+        func pinsAreCheckedEndToEndThroughATunnel(_ kind: AdapterKind, _ rightPin: Bool) async throws {
             let certificates = try TestCertificates.generate()
             let other = try TestCertificates.generate()
             let pinned = rightPin ? certificates : other
@@ -121,7 +124,7 @@ extension AdapterConformance {
             let pinning = CertificatePinning.Handler(PinningPolicy([.pin("localhost", [pin], scope: .leaf)]))
             try await withProxy { proxy in
                 try await withConnection(
-                    .asyncHTTPClient,
+                    kind,
                     tls: certificates,
                     trust: certificates,
                     options: options(proxy),
@@ -142,8 +145,8 @@ extension AdapterConformance {
         }
 
         /// A client certificate reaches the origin through the tunnel; without one the origin refuses.
-        @Test(arguments: [true, false])
-        func clientCertificatesGoEndToEndThroughATunnel(_ withIdentity: Bool) async throws {
+        @Test(arguments: AdapterKind.onNIO, [true, false])
+        func clientCertificatesGoEndToEndThroughATunnel(_ kind: AdapterKind, _ withIdentity: Bool) async throws {
             let certificates = try TestCertificates.generate()
             let identity = try ClientIdentity(
                 certificatePEM: certificates.clientCertificatePEM,
@@ -151,7 +154,7 @@ extension AdapterConformance {
             )
             try await withProxy { proxy in
                 let server = try await TestServer.start(tls: certificates, clientAuthentication: true)
-                let adapter = AsyncHTTPClientAdapter()
+                let adapter = try kind.makeAdapter()
                 var options = options(proxy)
                 options.tls = TLSOptions(
                     trustRoots: [try TLSCertificate(pem: certificates.caPEM)],
@@ -166,7 +169,7 @@ extension AdapterConformance {
                 } catch {
                     result = .failure(error)
                 }
-                try await adapter.shutdown()
+                try await shutDown(adapter)
                 try await server.shutdown()
                 if withIdentity {
                     #expect(try result.get().status == .ok)
@@ -178,13 +181,14 @@ extension AdapterConformance {
             }
         }
 
-        @Test func socksCredentialsAreRefusedRatherThanDropped() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func socksCredentialsAreRefusedRatherThanDropped(_ kind: AdapterKind) async throws {
             var options = RequestOptions()
             options.proxy = ProxyConfiguration(all: .http(host: "127.0.0.1", port: 1))
             options.proxy?.https = nil
             options.proxy?.http?.kind = .socks5
             options.proxy?.http?.username = "me"
-            try await withConnection(.asyncHTTPClient, options: options) { connection, server in
+            try await withConnection(kind, options: options) { connection, server in
                 await #expect { try await connection.get("echo").value } throws: {
                     isFaradayError($0, .unsupportedOption)
                 }
@@ -216,9 +220,10 @@ extension AdapterConformance {
             }
         }
 
-        @Test func noProxyHostsGoDirect() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func noProxyHostsGoDirect(_ kind: AdapterKind) async throws {
             try await withProxy { proxy in
-                try await withConnection(.asyncHTTPClient, options: options(proxy, noProxy: "127.0.0.1")) {
+                try await withConnection(kind, options: options(proxy, noProxy: "127.0.0.1")) {
                     connection,
                     server in
                     _ = try await connection.get("echo").value

@@ -41,7 +41,7 @@ extension AdapterConformance {
                     #expect(env.status?.code == status)
                     #expect(env.responseHeaders[.location] == nil)
                     #expect(env.redirects.isEmpty)
-                    if kind == .asyncHTTPClient {
+                    if kind.isOnNIO {
                         #expect(String(decoding: body, as: UTF8.self) == "redirecting")
                     }
                 }

@@ -70,7 +70,7 @@ extension AdapterConformance {
                 #expect(patternHolds)
                 // Bounded: a small fraction of the body. Not for URLSession on Linux, whose Foundation
                 // queues what curl reads for the delegate without limit (see the Adapters article).
-                if kind == .asyncHTTPClient || platformCanPauseURLSession {
+                if kind.isOnNIO || platformCanPauseURLSession {
                     #expect(peak - before < 256 << 20, "resident memory grew by \((peak - before) >> 20) MiB")
                 }
             }

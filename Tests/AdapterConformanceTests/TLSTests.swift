@@ -6,9 +6,10 @@ import Testing
 
 extension AdapterConformance {
     @Suite(.timeLimit(.minutes(2))) struct TLSTests {
-        @Test func asyncHTTPClientTalksToTheHTTPSServerWhenTrustingItsCA() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func asyncHTTPClientTalksToTheHTTPSServerWhenTrustingItsCA(_ kind: AdapterKind) async throws {
             let certificates = try TestCertificates.generate()
-            try await withConnection(.asyncHTTPClient, tls: certificates, trust: certificates) { connection, _ in
+            try await withConnection(kind, tls: certificates, trust: certificates) { connection, _ in
                 let echo = try await connection.get("echo").echo
                 #expect(echo.path == "/echo")
             }

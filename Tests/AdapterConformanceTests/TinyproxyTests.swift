@@ -28,10 +28,11 @@ extension AdapterConformance {
             return options
         }
 
-        @Test func httpAndHTTPSGoThroughTinyproxyWithCredentials() async throws {
+        @Test(arguments: AdapterKind.onNIO)
+        func httpAndHTTPSGoThroughTinyproxyWithCredentials(_ kind: AdapterKind) async throws {
             let certificates = try TestCertificates.generate()
             for tls in [nil, certificates] {
-                try await withConnection(.asyncHTTPClient, tls: tls, trust: tls, options: Self.options(password: nil)) {
+                try await withConnection(kind, tls: tls, trust: tls, options: Self.options(password: nil)) {
                     connection,
                     _ in
                     let echo = try await connection.get("echo").echo
@@ -44,8 +45,9 @@ extension AdapterConformance {
         /// tinyproxy 1.11 answers a `CONNECT` with wrong credentials with 401 and `WWW-Authenticate`,
         /// not 407 (as squid and `TestProxy` do); AsyncHTTPClient reports any answer but 2xx and
         /// 407 without its status, so this is a refused tunnel, not a typed 407.
-        @Test func wrongCredentialsAreRefusedByTinyproxy() async throws {
-            try await withConnection(.asyncHTTPClient, options: Self.options(password: "wrong")) { connection, server in
+        @Test(arguments: AdapterKind.onNIO)
+        func wrongCredentialsAreRefusedByTinyproxy(_ kind: AdapterKind) async throws {
+            try await withConnection(kind, options: Self.options(password: "wrong")) { connection, server in
                 let error = await #expect(throws: FaradayError.self) { try await connection.get("echo").value }
                 #expect(error?.code == .connectionFailed)
                 #expect(error?.message.contains("refused to open a tunnel") == true)

@@ -121,6 +121,6 @@ extension Connection {
         }
         var env = Env(request: consume request)
         env.bodyEncoders = stack.encoders
-        return Response(startEnv: env, app: stack.app, start: start)
+        return Response(startEnv: env, app: stack.app, adapter: stack.adapter, start: start)
     }
 }

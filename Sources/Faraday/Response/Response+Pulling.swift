@@ -200,8 +200,10 @@ extension Response {
             case .finished: return
             }
             state.driver = Task {
-                guard let completions = await self.claimPull() else { return }
-                while let env = try? await self.step(completions), !env.isFinal {}
+                await self.onAdapterExecutor { () async -> Void in
+                    guard let completions = await self.claimPull() else { return }
+                    while let env = try? await self.step(completions), !env.isFinal {}
+                }
             }
         }
     }

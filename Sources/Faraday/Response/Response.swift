@@ -41,9 +41,9 @@ public final class Response: Sendable {
     /// The request, for the errors of a call that failed before its response.
     var request: Request { startEnv.request }
 
-    init(startEnv: Env, app: any App, start: Start?) {
+    init(startEnv: Env, app: any App, adapter: any Adapter, start: Start?) {
         self.startEnv = startEnv
-        self.state = Locked(State(phase: .notStarted(State.Starter(app: app, start: start))))
+        self.state = Locked(State(phase: .notStarted(State.Starter(app: app, adapter: adapter, start: start))))
     }
 
     /// A handle for a call that failed before it could start (a bad URL or method).
@@ -100,10 +100,12 @@ public final class Response: Sendable {
     /// - Throws: the ``FaradayError`` that ended the call.
     public var value: Env {
         get async throws(FaradayError) {
-            guard let completions = await claimPull() else { return try await finalEnv() }
-            while true {
-                let env = try await step(completions)
-                if env.isFinal { return env }
+            try await onAdapterExecutor { () async throws(FaradayError) -> Env in
+                guard let completions = await claimPull() else { return try await finalEnv() }
+                while true {
+                    let env = try await step(completions)
+                    if env.isFinal { return env }
+                }
             }
         }
     }
@@ -114,8 +116,10 @@ public final class Response: Sendable {
     /// ``completions`` or callbacks.
     public var head: Env {
         get async throws(FaradayError) {
-            if let starter = claimStartForHead() { _ = await start(starter) }
-            return try await awaitHead()
+            try await onAdapterExecutor { () async throws(FaradayError) -> Env in
+                if let starter = claimStartForHead() { _ = await start(starter) }
+                return try await awaitHead()
+            }
         }
     }
 
@@ -194,6 +198,8 @@ extension Response {
         /// closure thunk.
         struct Starter {
             let app: any App
+            /// The stack's adapter, asked for the executor to run the call on.
+            let adapter: any Adapter
             /// How to call the stack; `nil` for the common call, the stack called once.
             let start: Start?
 

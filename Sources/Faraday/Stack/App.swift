@@ -23,7 +23,23 @@ public protocol App: Sendable {
 /// spelling, `connection.use(handler: URLSessionAdapter.Handler())`, where an adapter's `Handler`
 /// is the adapter itself. It is no ``Handler``: it adds no layer, so nothing can put an adapter
 /// mid-stack.
-public protocol Adapter: App {}
+public protocol Adapter: App {
+    /// The executor the stack of a call for `request` runs on, or `nil` (the default) to run it
+    /// where the caller awaits it.
+    ///
+    /// An adapter on an event loop names that loop's executor, so that the stack, the adapter and
+    /// the response's bytes are on one thread with no hand-over between them. The handle runs the
+    /// call with this preference while it awaits ``Response/value`` or ``Response/head``, and for
+    /// callbacks; the caller's own code after the await runs where it ran before.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    func preferredExecutor(for request: Request) -> (any TaskExecutor)?
+}
+
+extension Adapter {
+    /// No preference: the stack runs where the caller awaits it.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    public func preferredExecutor(for request: Request) -> (any TaskExecutor)? { nil }
+}
 
 /// Builds one middleware around the app below it. A connection's stack is a list of handlers.
 ///

@@ -92,7 +92,11 @@ public struct RackBuilder: Sendable {
         let app = handlers.reversed().reduce(StackBase(adapter: adapter) as any App) { app, handler in
             Self.layer(handler.build(app: app))
         }
-        return BuiltStack(app: app, encoders: handlers.compactMap { $0 as? any BodyEncodingHandler })
+        return BuiltStack(
+            app: app,
+            adapter: adapter,
+            encoders: handlers.compactMap { $0 as? any BodyEncodingHandler }
+        )
     }
 }
 
@@ -118,8 +122,10 @@ struct BuildingFunction<Layer: Middleware>: Handler {
     }
 }
 
-/// A folded stack and the body encoders in it, outermost first.
+/// A folded stack, its adapter, and the body encoders in it, outermost first.
 struct BuiltStack: Sendable {
     let app: any App
+    /// The adapter at the stack's base, which may name the executor a call runs on.
+    let adapter: any Adapter
     let encoders: [any BodyEncodingHandler]
 }

@@ -1,5 +1,6 @@
 import Faraday
 import FaradayAsyncHTTPClient
+import FaradayNIO
 import FaradayTestSupport
 import Foundation
 import NIOSSL
@@ -9,8 +10,17 @@ import Testing
 enum AdapterKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case asyncHTTPClient
     case urlSession
+    case nio
 
     var testDescription: String { rawValue }
+
+    /// An adapter on SwiftNIO (AsyncHTTPClient's or NIOAdapter): bytes handed over as they
+    /// arrive, HTTP versions as NIO reads them, and backpressure on every platform.
+    var isOnNIO: Bool { self != .urlSession }
+
+    /// The adapters on SwiftNIO, for the behaviours they share and URLSession lacks (pins, TLS
+    /// options, proxies).
+    static let onNIO: [AdapterKind] = [.asyncHTTPClient, .nio]
 
     func makeAdapter(trusting certificates: TestCertificates? = nil) throws -> any Adapter {
         switch self {
@@ -24,6 +34,14 @@ enum AdapterKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return AsyncHTTPClientAdapter(configuration: configuration)
         case .urlSession:
             return URLSessionAdapter()
+        case .nio:
+            var configuration = NIOAdapter.Configuration()
+            if let certificates {
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.trustRoots = .certificates([try certificates.caCertificate()])
+                configuration.tlsConfiguration = tls
+            }
+            return NIOAdapter(configuration: configuration)
         }
     }
 }
@@ -53,8 +71,14 @@ func withConnection(
 }
 
 private func shutDown(_ adapter: any Adapter, _ server: TestServer) async throws {
-    try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
+    try await shutDown(adapter)
     try await server.shutdown()
+}
+
+/// Shuts an adapter that holds connections down.
+func shutDown(_ adapter: any Adapter) async throws {
+    try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
+    try await (adapter as? NIOAdapter)?.shutdown()
 }
 
 extension Response {

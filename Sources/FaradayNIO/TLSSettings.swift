@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Crypto
 import Faraday
 import Foundation
@@ -7,10 +6,11 @@ import NIOSSL
 import SwiftASN1
 import X509
 
-extension AsyncHTTPClientAdapter {
+/// The NIOSSL settings of Faraday's adapters on SwiftNIO, and the pin check of their connections.
+package enum TLSSettings {
     /// The TLS configuration for a request: the adapter's, with the request's ``TLSOptions``
     /// applied. `nil` (the client's own) when neither sets anything.
-    static func tlsConfiguration(
+    package static func configuration(
         _ options: TLSOptions,
         base: TLSConfiguration?
     ) throws(FaradayError) -> TLSConfiguration? {
@@ -51,9 +51,12 @@ extension AsyncHTTPClientAdapter {
     }
 }
 
-extension AsyncHTTPClientAdapter {
+extension TLSSettings {
     /// `tls` accepting no protocol version below `minimum` (a higher minimum it has is kept).
-    static func raisingMinimumVersion(_ tls: TLSConfiguration, to minimum: TLSProtocolVersion) -> TLSConfiguration {
+    package static func raisingMinimumVersion(
+        _ tls: TLSConfiguration,
+        to minimum: TLSProtocolVersion
+    ) -> TLSConfiguration {
         func rank(_ version: TLSVersion) -> Int {
             switch version {
             case .tlsv1: 10
@@ -73,42 +76,62 @@ extension AsyncHTTPClientAdapter {
     }
 }
 
-/// What a pinned connection is checked against; one HTTP client per distinct value, whose
-/// connection initializers run the check after the TLS handshake and before the connection takes
-/// its first request.
-struct PinnedHost: Hashable, Sendable {
-    let host: String
-    let rule: PinningRule
+/// What a pinned connection is checked against: connections checked against one value may be
+/// shared (one HTTP client per value on AsyncHTTPClient, one pool on NIOAdapter), and the check
+/// runs after the TLS handshake, before the connection takes its first request.
+package struct PinnedHost: Hashable, Sendable {
+    package let host: String
+    package let rule: PinningRule
     /// Roots the request's TLS options add, to find the leaf's issuers by.
-    let trustRoots: [TLSCertificate]
-    let trustsSystemRoots: Bool
+    package let trustRoots: [TLSCertificate]
+    package let trustsSystemRoots: Bool
+
+    /// The host a request pins and the check of its connections; `nil` when the request's policy
+    /// pins nothing for its host. Throws for a pinned request to plain `http://`.
+    package static func forRequest(
+        _ request: Request
+    ) throws(FaradayError) -> (PinnedHost, ConnectionPinVerifier)? {
+        let options = request.options
+        try options.pinning?.refusePlainHTTP(request)
+        guard let policy = options.pinning, let host = request.url.host, let rule = policy.activeRule(for: host) else {
+            return nil
+        }
+        let pinned = PinnedHost(
+            host: host,
+            rule: rule,
+            trustRoots: options.tls.trustRoots,
+            trustsSystemRoots: options.tls.trustsSystemRoots
+        )
+        return (pinned, ConnectionPinVerifier(pinned: pinned, policy: policy))
+    }
 }
 
 /// Checks a freshly handshaken connection's certificates against a pinning policy.
 ///
-/// NIOSSL shows AsyncHTTPClient's connections only their leaf certificate. For
+/// NIOSSL shows a connection only its leaf certificate. For
 /// ``PinningRule/Scope/chain`` rules the chain above the leaf is rebuilt from certificates the
 /// client knows (the system roots, the request's trust roots and the policy's pinned
 /// certificates), each link's signature checked; a pin of an intermediate the server sends but
 /// the client does not know cannot match, and the connection fails closed.
-struct ConnectionPinVerifier: Sendable {
-    let pinned: PinnedHost
-    let policy: PinningPolicy
+package struct ConnectionPinVerifier: Sendable {
+    package let pinned: PinnedHost
+    package let policy: PinningPolicy
 
-    /// The check, as AsyncHTTPClient's connection debug initializers take it.
-    func initializer() -> @Sendable (any Channel) -> EventLoopFuture<Void> {
+    /// The check, as AsyncHTTPClient's connection debug initializers take it: it closes a
+    /// connection that fails it, so that no request can ever use it.
+    package func initializer() -> @Sendable (any Channel) -> EventLoopFuture<Void> {
         { channel in
             channel.nioSSL_peerCertificate().flatMap { leaf in
                 channel.eventLoop.makeFutureWithTask { try await verify(leaf) }
             }.flatMapError { error in
-                // Close the connection so that no request can ever use it.
                 channel.close(promise: nil)
                 return channel.eventLoop.makeFailedFuture(error)
             }
         }
     }
 
-    private func verify(_ leaf: NIOSSLCertificate?) async throws {
+    /// Checks the handshaken leaf certificate (and, for chain rules, its issuers) against the pins.
+    package func verify(_ leaf: NIOSSLCertificate?) async throws {
         guard let leaf else {
             throw FaradayError(.tlsFailure, "\(pinned.host) presented no certificate to check the pins against.")
         }

@@ -1,0 +1,210 @@
+import Faraday
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOExtras
+import NIOHTTP1
+import NIOPosix
+import NIOSOCKS
+import NIOSSL
+import NIOTLS
+
+/// Where a connection goes and how: connections of one key are interchangeable, so a pool keeps
+/// them together.
+struct PoolKey: Hashable, Sendable {
+    /// `https`.
+    let secure: Bool
+    let host: String
+    let port: Int
+    let tls: TLSOptions
+    let pinned: PinnedHost?
+    let proxy: Proxy?
+}
+
+/// Opens a connection for a key: TCP (to the proxy when there is one), the proxy's tunnel, TLS
+/// with the pin check, then HTTP/1.1, all within the connect timeout.
+enum Connector {
+    static func connect(
+        _ key: PoolKey,
+        on loop: any EventLoop,
+        tls: NIOSSLContext?,
+        verifier: ConnectionPinVerifier?,
+        timeout: Duration
+    ) async throws -> HTTP1Connection {
+        let target = key.proxy.map { ($0.host, $0.port) } ?? (key.host, key.port)
+        let channel = try await ClientBootstrap(group: loop)
+            .connectTimeout(TimeAmount(timeout))
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .connect(host: target.0, port: target.1)
+            .get()
+        // The proxy's handshake and TLS's share what is left of the timeout.
+        let timedOut = NIOLockedValueBox(false)
+        let timer = loop.scheduleTask(in: TimeAmount(timeout)) {
+            timedOut.withLockedValue { $0 = true }
+            channel.close(promise: nil)
+        }
+        defer { timer.cancel() }
+        do {
+            if let proxy = key.proxy {
+                try await tunnel(channel, through: proxy, to: key, deadline: .now() + TimeAmount(timeout))
+            }
+            if let tls {
+                try await startTLS(channel, context: tls, host: key.host)
+                if let verifier { try await verifier.initializer()(channel).get() }
+            }
+            let handler = try await loop.submit {
+                try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                let handler = ResponseHandler()
+                try channel.pipeline.syncOperations.addHandler(handler)
+                return handler
+            }.get()
+            // From now on the exchanges read, as fast as their consumers take the bytes.
+            try await channel.setOption(ChannelOptions.autoRead, value: false).get()
+            return HTTP1Connection(channel: channel, handler: handler)
+        } catch {
+            channel.close(promise: nil)
+            if timedOut.withLockedValue({ $0 }) {
+                throw FaradayError(.connectTimeout, "Opening the connection timed out (\(timeout)).", underlying: error)
+            }
+            throw error
+        }
+    }
+
+    /// The TLS handshake, naming the host (SNI) unless it is an IP address.
+    private static func startTLS(_ channel: any Channel, context: NIOSSLContext, host: String) async throws {
+        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        let isAddress = (try? SocketAddress(ipAddress: bare, port: 0)) != nil
+        let handshake = channel.eventLoop.makePromise(of: Void.self)
+        try await channel.eventLoop.submit {
+            let sync = channel.pipeline.syncOperations
+            try sync.addHandler(NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : bare))
+            try sync.addHandler(
+                EventWaiter(promise: handshake) { event in
+                    if case TLSUserEvent.handshakeCompleted = event { return true }
+                    return false
+                }
+            )
+        }.get()
+        try await handshake.futureResult.get()
+    }
+
+    /// Opens the tunnel to the origin: `CONNECT` through an HTTP proxy (for `http://` origins
+    /// too, as AsyncHTTPClientAdapter does), or SOCKS5.
+    private static func tunnel(
+        _ channel: any Channel,
+        through proxy: Proxy,
+        to key: PoolKey,
+        deadline: NIODeadline
+    ) async throws {
+        let established = channel.eventLoop.makePromise(of: Void.self)
+        switch proxy.kind {
+        case .socks5:
+            try await channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
+                let socks = SOCKSClientHandler(targetAddress: .domain(key.host, port: key.port))
+                let sync = channel.pipeline.syncOperations
+                do {
+                    try sync.addHandler(socks)
+                    try sync.addHandler(EventWaiter(promise: established) { $0 is SOCKSProxyEstablishedEvent })
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+                return established.futureResult.assumeIsolated().flatMap { sync.removeHandler(socks) }.nonisolated()
+            }.get()
+        case .http, .https, .socks4, .unreadable:  // all but the first refused before connecting
+            var headers = HTTPHeaders()
+            if let username = proxy.username {
+                let credentials = Data("\(username):\(proxy.password ?? "")".utf8).base64EncodedString()
+                headers.add(name: "Proxy-Authorization", value: "Basic \(credentials)")
+            }
+            let connectHeaders = headers
+            try await channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
+                let encoder = HTTPRequestEncoder()
+                let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes))
+                let connect = NIOHTTP1ProxyConnectHandler(
+                    targetHost: key.host,
+                    targetPort: key.port,
+                    headers: connectHeaders,
+                    deadline: deadline,
+                    promise: established
+                )
+                let sync = channel.pipeline.syncOperations
+                do {
+                    try sync.addHandler(encoder)
+                    try sync.addHandler(decoder)
+                    try sync.addHandler(connect)
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+                // The connect handler leaves the pipeline on its own once the tunnel is open.
+                return established.futureResult.assumeIsolated().flatMap {
+                    sync.removeHandler(decoder).assumeIsolated().flatMap {
+                        sync.removeHandler(encoder)
+                    }.nonisolated()
+                }.nonisolated()
+            }.get()
+        }
+    }
+
+    /// The error of a refused tunnel as a `FaradayError` (the connect handler's errors tell their
+    /// kind by their description only).
+    static func proxyError(_ error: any Error, proxy: Proxy, request: Request) -> FaradayError? {
+        guard error is NIOHTTP1ProxyConnectHandler.Error else { return nil }
+        let text = "\(error)"
+        if text.hasPrefix("Proxy Authentication Required") {
+            return FaradayError(
+                .proxyAuthenticationRequired,
+                "The proxy (\(proxy.address)) answered 407 Proxy Authentication Required: it wants credentials, or other ones.",
+                method: request.method,
+                url: request.url,
+                underlying: error
+            )
+        }
+        if text.hasPrefix("HTTP Proxy Handshake Timeout") {
+            return FaradayError(.connectTimeout, "The proxy did not answer in time.", underlying: error)
+                .attaching(request)
+        }
+        return FaradayError(
+            .connectionFailed,
+            "The proxy (\(proxy.address)) refused to open a tunnel to the origin: \(error).",
+            method: request.method,
+            url: request.url,
+            underlying: error
+        )
+    }
+}
+
+/// Completes a promise when a user event it waits for passes (a finished TLS handshake, an open
+/// SOCKS tunnel), or fails it with the first error or a close; then leaves the pipeline.
+private final class EventWaiter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let promise: EventLoopPromise<Void>
+    private let isAwaited: (Any) -> Bool
+    private var isDone = false
+
+    init(promise: EventLoopPromise<Void>, isAwaited: @escaping (Any) -> Bool) {
+        self.promise = promise
+        self.isAwaited = isAwaited
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if !isDone, isAwaited(event) {
+            isDone = true
+            promise.succeed()
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !isDone { promise.fail(error) }
+        isDone = true
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !isDone { promise.fail(ChannelError.eof) }
+        isDone = true
+        context.fireChannelInactive()
+    }
+}

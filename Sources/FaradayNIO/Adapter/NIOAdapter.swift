@@ -1,0 +1,305 @@
+import Faraday
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// HTTP/1.1 on SwiftNIO's own codecs, with the call where its bytes are: each call runs its stack
+/// on the event loop that owns its connection, so that the middleware, the adapter and the
+/// response's bytes share one thread with no hand-over between them.
+///
+/// ```swift
+/// let adapter = NIOAdapter()
+/// let connection = try Connection(url: "https://api.example.com") { $0.adapter = adapter }
+/// // …
+/// try await adapter.shutdown()
+/// ```
+///
+/// Each event loop of the group keeps its own keep-alive connections per origin (and per TLS
+/// options, pins and proxy), at most ``Configuration/maximumConnectionsPerHost`` to one origin on
+/// each loop; a call waits for one beyond that. Idle connections close after
+/// ``Configuration/idleTimeout``. A connection is reused only after a response read to its end
+/// and a request sent in full; one that failed, timed out or was cancelled is closed.
+///
+/// It speaks HTTP/1.1 only (AsyncHTTPClientAdapter speaks HTTP/2 too), over TLS 1.2 or later
+/// with ``TLSOptions`` and certificate pinning, through HTTP (`CONNECT`) and SOCKS5 proxies.
+/// Per request it honours `RequestOptions.timeout` (a deadline for the whole call), `openTimeout`
+/// (TCP, the proxy and TLS), `readTimeout` (between bytes, while the response is being read),
+/// `writeTimeout` (each slice of the request body), `maxBufferedBodySize` and `streaming`, and
+/// cancellation, which closes the connection. Redirects, decompression and retries are
+/// middleware's jobs.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+public final class NIOAdapter: Adapter {
+    /// How the adapter connects.
+    public struct Configuration: Sendable {
+        /// The connect timeout when a request sets no `openTimeout`: TCP, the proxy's handshake
+        /// and TLS's.
+        public var connectTimeout: Duration = .seconds(10)
+        /// The read timeout when a request sets no `readTimeout`: `RequestOptions.defaultReadTimeout`
+        /// unless changed; `nil`: none.
+        public var readTimeout: Duration? = RequestOptions.defaultReadTimeout
+        /// The write timeout when a request sets no `writeTimeout` (`nil`: none).
+        public var writeTimeout: Duration?
+        /// NIOSSL settings for every request; a request's `RequestOptions.tls` apply on top. Its
+        /// lowest protocol version is raised to TLS 1.2.
+        public var tlsConfiguration: TLSConfiguration?
+        /// The most connections to one origin on each event loop.
+        public var maximumConnectionsPerHost = 8
+        /// How long an idle connection stays open.
+        public var idleTimeout: Duration = .seconds(60)
+
+        /// The default configuration.
+        public init() {}
+    }
+
+    /// The configuration the adapter was made with.
+    public let configuration: Configuration
+    private let tlsBase: TLSConfiguration
+    private let group: any EventLoopGroup
+    /// One pool per loop of the group.
+    private let pools: [LoopPool]
+
+    /// Creates an adapter on NIO's shared event loop group (one loop per core).
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, group: MultiThreadedEventLoopGroup.singleton)
+    }
+
+    /// Creates an adapter on the loops of `group`.
+    public init(configuration: Configuration = Configuration(), group: MultiThreadedEventLoopGroup) {
+        self.configuration = configuration
+        self.tlsBase = TLSSettings.raisingMinimumVersion(
+            configuration.tlsConfiguration ?? .makeClientConfiguration(),
+            to: .v1_2
+        )
+        self.group = group
+        self.pools = group.makeIterator().map { LoopPool(loop: $0, limits: configuration) }
+    }
+
+    /// Closes the idle connections; calls made afterwards fail with
+    /// `FaradayError.Code.connectionFailed`. Calls in flight finish.
+    public func shutdown() async throws(FaradayError) {
+        for pool in pools {
+            let channels = try? await pool.loop.submit { pool.shutdown() }.get()
+            for channel in channels ?? [] { try? await channel.close() }
+        }
+    }
+
+    // MARK: Adapter
+
+    /// The executor of the loop the call will run on: the caller's loop when it is on one of
+    /// the group's, else the next in turn.
+    public func preferredExecutor(for request: Request) -> (any TaskExecutor)? {
+        pool().executor
+    }
+
+    /// The pool of the current loop, or of the next loop in turn.
+    private func pool() -> LoopPool {
+        if let current = MultiThreadedEventLoopGroup.currentEventLoop,
+            let pool = pools.first(where: { $0.loop === current })
+        {
+            return pool
+        }
+        let next = group.next()
+        return pools.first { $0.loop === next } ?? pools[0]
+    }
+
+    public func call(_ env: Env) async throws(FaradayError) -> Completions {
+        let request = env.request
+        let key: PoolKey
+        let verifier: ConnectionPinVerifier?
+        (key, verifier) = try poolKey(for: request)
+        let pool = pool()
+        do {
+            if pool.loop.inEventLoop { return try await call(env, key: key, verifier: verifier, on: pool) }
+            return try await withTaskExecutorPreference(pool.executor) {
+                try await call(env, key: key, verifier: verifier, on: pool)
+            }
+        } catch {
+            if let proxy = key.proxy, let refused = Connector.proxyError(error, proxy: proxy, request: request) {
+                throw refused
+            }
+            throw NIOErrors.faradayError(error, request: request)
+        }
+    }
+
+    /// Where a request's connection goes, and the pin check a new one makes.
+    private func poolKey(for request: Request) throws(FaradayError) -> (PoolKey, ConnectionPinVerifier?) {
+        let url = request.url
+        let secure: Bool
+        switch url.scheme?.lowercased() {
+        case "https": secure = true
+        case "http": secure = false
+        default:
+            throw FaradayError(.invalidURL, "NIOAdapter speaks http and https only.", method: request.method, url: url)
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw FaradayError(.invalidURL, "The URL has no host.", method: request.method, url: url)
+        }
+        let pinning = try PinnedHost.forRequest(request)
+        let proxy = request.options.proxy?.proxy(for: url)
+        if let proxy, !proxy.isPlainHTTPOrOpenSOCKS5 {
+            throw proxy.refusal(by: "NIOAdapter", for: request)
+        }
+        let key = PoolKey(
+            secure: secure,
+            host: host,
+            port: url.port ?? (secure ? 443 : 80),
+            tls: request.options.tls,
+            pinned: pinning?.0,
+            proxy: proxy
+        )
+        return (key, pinning?.1)
+    }
+
+    /// The call on `pool`'s loop.
+    private func call(
+        _ env: Env,
+        key: PoolKey,
+        verifier: ConnectionPinVerifier?,
+        on pool: LoopPool
+    ) async throws -> Completions {
+        let request = env.request
+        let options = request.options
+        try env.cancellation.check()
+        let connection = try await pool.lease(
+            key,
+            tls: { [tlsBase] in
+                let tls = try TLSSettings.configuration(options.tls, base: tlsBase) ?? tlsBase
+                return try NIOSSLContext(configuration: tls)
+            },
+            verifier: verifier,
+            connectTimeout: options.openTimeout ?? configuration.connectTimeout,
+            cancellation: env.cancellation
+        )
+        let channel = connection.channel
+        let handler = connection.handler
+        let exchange = Exchange(request: request, progress: env) { [loop = pool.loop] in
+            if loop.inEventLoop { handler.read() } else { loop.execute { handler.read() } }
+        }
+        var head = HTTPRequestHead(
+            version: .http1_1,
+            method: HTTPMethod(rawValue: request.method.rawValue),
+            uri: Self.target(of: request.url),
+            headers: HTTP1Messages.headers(of: request)
+        )
+        if !head.headers.contains(name: "host") { head.headers.add(name: "Host", value: Self.hostField(key)) }
+        let body = request.body.bytesInMemory
+        let length = body?.count ?? request.body.length
+        if let length, length > 0 || Self.sendsLength(request.method) {
+            head.headers.replaceOrAdd(name: "Content-Length", value: String(length))
+        } else if length == nil {
+            head.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+        }
+        let keepAlive = head.isKeepAlive
+
+        // The whole call's deadline, from here to the response's end.
+        let deadline = options.timeout.map { timeout in
+            pool.loop.scheduleTask(in: TimeAmount(timeout)) {
+                handler.fail(
+                    exchange,
+                    with: FaradayError(.callTimeout, "The call did not finish before its deadline (\(timeout)).")
+                )
+            }
+        }
+        handler.start(
+            exchange,
+            readTimeout: (options.readTimeout ?? configuration.readTimeout).map(TimeAmount.init),
+            keepAlive: keepAlive
+        ) { reusable in
+            deadline?.cancel()
+            pool.release(connection, to: key, reusable: reusable)
+        }
+
+        // The request: at once when its body is in memory, else streamed in the background.
+        let writeTimeout = options.writeTimeout ?? configuration.writeTimeout
+        let upload: Task<Void, Never>?
+        if let body, writeTimeout == nil || body.isEmpty {
+            channel.write(HTTPClientRequestPart.head(head), promise: nil)
+            if !body.isEmpty {
+                channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(data: body))), promise: nil)
+            }
+            let sent = pool.loop.makePromise(of: Void.self)
+            sent.futureResult.whenSuccess {
+                handler.requestEnded()
+                if !body.isEmpty { env.reportProgress(sent: Int64(body.count), of: Int64(body.count)) }
+            }
+            channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: sent)
+            upload = nil
+        } else {
+            let stream = try request.body.makeStream()
+            channel.writeAndFlush(HTTPClientRequestPart.head(head), promise: nil)
+            let sending = Upload(channel: channel, timeout: writeTimeout, request: request, progress: env)
+            upload = Task {
+                do {
+                    try await sending.send(stream, length: length)
+                    try await pool.loop.submit { handler.requestEnded() }.get()
+                } catch {
+                    _ = try? await pool.loop.submit { handler.fail(exchange, with: error) }.get()
+                }
+            }
+        }
+
+        let answer: Exchange.Head
+        do {
+            answer = try await env.cancellation.withCancellationHandler {
+                try await exchange.head()
+            } onCancel: { [loop = pool.loop] in
+                loop.execute { handler.fail(exchange, with: FaradayError(.cancelled, "The request was cancelled.")) }
+            }
+        } catch {
+            upload?.cancel()
+            throw error
+        }
+        var completion = env
+        do {
+            completion.response = try HTTP1Messages.response(
+                answer.head.status,
+                answer.head.headers,
+                answer.head.version,
+                request: request
+            )
+        } catch {
+            pool.loop.execute { handler.fail(exchange, with: error) }
+            throw error
+        }
+        guard exchange.streams else {
+            completion.response?.body = answer.body.map { Data(buffer: $0, byteTransferStrategy: .noCopy) } ?? Data()
+            return .buffered(consume completion)
+        }
+        return .streamed(
+            head: completion,
+            nextFrame: {
+                guard let part = try await exchange.nextPart() else { return nil }
+                return Data(buffer: part, byteTransferStrategy: .noCopy)
+            },
+            cancelTransfer: { [loop = pool.loop] in
+                upload?.cancel()
+                loop.execute { handler.fail(exchange, with: FaradayError(.cancelled, "The request was cancelled.")) }
+            },
+            mapError: { NIOErrors.faradayError($0, request: request) }
+        )
+    }
+
+    /// The request target: the path and query, as sent (origin form).
+    static func target(of url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        var target = path.isEmpty ? "/" : path
+        if let query = url.query(percentEncoded: true) { target += "?" + query }
+        return target
+    }
+
+    /// The `Host` field: the host, with the port when it is not the scheme's.
+    static func hostField(_ key: PoolKey) -> String {
+        let host = key.host.contains(":") && !key.host.hasPrefix("[") ? "[\(key.host)]" : key.host
+        return key.port == (key.secure ? 443 : 80) ? host : "\(host):\(key.port)"
+    }
+
+    /// Methods whose requests say `Content-Length: 0` when they have no body (RFC 9110 §8.6: a
+    /// method that expects a body).
+    static func sendsLength(_ method: HTTPRequest.Method) -> Bool {
+        method == .post || method == .put || method == .patch
+    }
+}

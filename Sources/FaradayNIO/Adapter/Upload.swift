@@ -1,0 +1,62 @@
+import Faraday
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Sends a streamed request body on a connection, a slice at a time: the next slice is written
+/// once the connection took the last, so a server that reads slowly slows the upload, and one
+/// that stops reading fails it after the write timeout.
+struct Upload {
+    let channel: any Channel
+    let timeout: Duration?
+    let request: Request
+    let progress: Env
+
+    /// Writes `stream` and the request's end; throws when the stream fails, its length differs
+    /// from the declared `length`, or a slice is not taken within the timeout.
+    func send(_ stream: ByteStream, length: Int?) async throws {
+        var sent: Int64 = 0
+        for try await chunk in stream {
+            var offset = chunk.startIndex
+            while offset < chunk.endIndex {
+                let end = chunk.index(offset, offsetBy: 64 * 1024, limitedBy: chunk.endIndex) ?? chunk.endIndex
+                let part = HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: chunk[offset..<end])))
+                try await written(channel.writeAndFlush(part))
+                sent += Int64(end - offset)
+                progress.reportProgress(sent: sent, of: length.map(Int64.init))
+                offset = end
+            }
+        }
+        if let length, sent != Int64(length) {
+            throw FaradayError(
+                .invalidRequest,
+                "The request body's length (\(sent) bytes) differs from its declared length (\(length)).",
+                method: request.method,
+                url: request.url
+            )
+        }
+        try await written(channel.writeAndFlush(HTTPClientRequestPart.end(nil)))
+    }
+
+    /// Waits for a write, failing with `FaradayError.Code.writeTimeout` when it takes longer than
+    /// the timeout.
+    private func written(_ write: EventLoopFuture<Void>) async throws {
+        guard let timeout else { return try await write.get() }
+        let outcome = write.eventLoop.makePromise(of: Void.self)
+        let timer = write.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
+            outcome.fail(
+                FaradayError(
+                    .writeTimeout,
+                    "The server did not accept the request body within \(timeout).",
+                    method: request.method,
+                    url: request.url
+                )
+            )
+        }
+        write.whenComplete { result in
+            timer.cancel()
+            outcome.completeWith(result)
+        }
+        try await outcome.futureResult.get()
+    }
+}

@@ -1,0 +1,34 @@
+import Faraday
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// The `FaradayError` codes of SwiftNIO's, NIOSSL's and the adapters' own errors.
+package enum NIOErrors {
+    /// Maps NIO and TLS errors to `FaradayError` codes; a `FaradayError` keeps its code and gets
+    /// the request attached.
+    package static func faradayError(_ error: any Error, request: Request) -> FaradayError {
+        func make(_ code: FaradayError.Code, _ message: String) -> FaradayError {
+            FaradayError(code, message, method: request.method, url: request.url, underlying: error)
+        }
+        switch error {
+        case let error as FaradayError:
+            return error.code == .unknown ? error : error.attaching(request)
+        case let tooLarge as BodyTooLarge:
+            return make(.bodyTooLarge, "The response body is larger than \(tooLarge.limit) bytes; stream it instead.")
+        case is CancellationError:
+            return make(.cancelled, "The request was cancelled.")
+        case is NIOSSLError, is NIOSSLExtraError, is BoringSSLError:
+            return make(.tlsFailure, "The TLS handshake failed: \(error).")
+        case is HTTPParserError, is NIOHTTPDecoderError:
+            return make(.invalidResponse, "The server sent an invalid HTTP response: \(error).")
+        case ChannelError.connectTimeout:
+            return make(.connectTimeout, "Opening the connection timed out.")
+        case is NIOConnectionError, is IOError, is ChannelError:
+            return make(.connectionFailed, "The connection failed: \(error).")
+        default:
+            return make(.connectionFailed, "The request failed: \(error).")
+        }
+    }
+}
