@@ -59,6 +59,7 @@ let package = Package(
                 "BenchmarkStacks",
                 .product(name: "Faraday", package: "faraday-swift"),
                 .product(name: "FaradayAsyncHTTPClient", package: "faraday-swift"),
+                .product(name: "FaradayNIO", package: "faraday-swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import BenchmarkStacks
 import Faraday
 import FaradayAsyncHTTPClient
+import FaradayNIO
 import Foundation
 import NIOCore
 
@@ -15,6 +16,8 @@ enum Client: String, CaseIterable, Sendable {
     case rawAsyncHTTPClientDelegate
     case faradayAsyncHTTPClientEmpty
     case faradayAsyncHTTPClientSix
+    case faradayNIOEmpty
+    case faradayNIOSix
     case rawAsyncHTTPClientOnLoop
     case rawAsyncHTTPClientChild
     case rawAsyncHTTPClientDelegateChild
@@ -35,7 +38,7 @@ enum Client: String, CaseIterable, Sendable {
     /// back the decision record in README.md).
     static let suite: [Client] = [
         .rawAsyncHTTPClient, .rawAsyncHTTPClientDelegate, .faradayAsyncHTTPClientEmpty, .faradayAsyncHTTPClientSix,
-        .rawURLSession, .faradayURLSessionEmpty, .faradayURLSessionSix,
+        .faradayNIOEmpty, .faradayNIOSix, .rawURLSession, .faradayURLSessionEmpty, .faradayURLSessionSix,
     ]
 
     var label: String {
@@ -44,6 +47,8 @@ enum Client: String, CaseIterable, Sendable {
         case .rawAsyncHTTPClientDelegate: "AsyncHTTPClient, delegate API (raw)"
         case .faradayAsyncHTTPClientEmpty: "Faraday, empty stack, AsyncHTTPClientAdapter"
         case .faradayAsyncHTTPClientSix: "Faraday, 6 middleware, AsyncHTTPClientAdapter"
+        case .faradayNIOEmpty: "Faraday, empty stack, NIOAdapter"
+        case .faradayNIOSix: "Faraday, 6 middleware, NIOAdapter"
         case .rawAsyncHTTPClientOnLoop: "AsyncHTTPClient (raw), tasks preferring an event loop"
         case .rawAsyncHTTPClientChild: "AsyncHTTPClient (raw), each GET in a child task"
         case .rawAsyncHTTPClientDelegateChild: "AsyncHTTPClient, delegate API (raw), each GET in a child task"
@@ -69,7 +74,8 @@ enum Client: String, CaseIterable, Sendable {
     var raw: Client {
         switch self {
         case .rawAsyncHTTPClient, .rawAsyncHTTPClientDelegate, .faradayAsyncHTTPClientEmpty, .faradayAsyncHTTPClientSix,
-            .rawAsyncHTTPClientOnLoop, .rawAsyncHTTPClientChild, .faradayAsyncHTTPClientEmptyOnLoop,
+            .faradayNIOEmpty, .faradayNIOSix, .rawAsyncHTTPClientOnLoop, .rawAsyncHTTPClientChild,
+            .faradayAsyncHTTPClientEmptyOnLoop,
             .rawAsyncHTTPClientDelegateChild, .faradayAsyncHTTPClientEmptyChild, .faradayAsyncHTTPClientSixOnLoop,
             .rawAsyncHTTPClientDelegateBound, .rawNIOOnLoop, .faradayLoopPoolEmpty, .faradayLoopPoolSix:
             .rawAsyncHTTPClient
@@ -98,6 +104,11 @@ struct Runner: Sendable {
             configuration.maximumConnectionsPerHost = connectionsPerHost
             return AsyncHTTPClientAdapter(configuration: configuration)
         }
+        let nioAdapter = {
+            var configuration = NIOAdapter.Configuration()
+            configuration.maximumConnectionsPerHost = connectionsPerHost
+            return NIOAdapter(configuration: configuration)
+        }
         return switch client {
         case .rawAsyncHTTPClient: rawAsyncHTTPClient(base: base)
         case .rawAsyncHTTPClientDelegate: rawAsyncHTTPClientDelegate(base: base)
@@ -106,6 +117,8 @@ struct Runner: Sendable {
         case .urlSessionAdapterAlone: adapterAlone(URLSessionAdapter(), base: base)
         case .faradayAsyncHTTPClientEmpty: faraday(asyncHTTPClientAdapter(), stack: .empty, base: base)
         case .faradayAsyncHTTPClientSix: faraday(asyncHTTPClientAdapter(), stack: .six, base: base)
+        case .faradayNIOEmpty: faraday(nioAdapter(), stack: .empty, base: base)
+        case .faradayNIOSix: faraday(nioAdapter(), stack: .six, base: base)
         case .faradayURLSessionEmpty: faraday(URLSessionAdapter(), stack: .empty, base: base)
         case .faradayURLSessionSix: faraday(URLSessionAdapter(), stack: .six, base: base)
         case .rawAsyncHTTPClientOnLoop: rawAsyncHTTPClient(base: base).onLoop()
@@ -350,7 +363,10 @@ struct Runner: Sendable {
                 }
                 return total
             },
-            shutdown: { try await (adapter as? AsyncHTTPClientAdapter)?.shutdown() }
+            shutdown: {
+                try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
+                try await (adapter as? NIOAdapter)?.shutdown()
+            }
         )
     }
 }

@@ -16,7 +16,8 @@ struct PoolKey: Hashable, Sendable {
     let secure: Bool
     let host: String
     let port: Int
-    let tls: TLSOptions
+    /// The request's TLS options; `nil` for the defaults (most requests), cheaper to hash.
+    let tls: TLSOptions?
     let pinned: PinnedHost?
     let proxy: Proxy?
 }
@@ -53,13 +54,13 @@ enum Connector {
                 if let verifier { try await verifier.initializer()(channel).get() }
             }
             let handler = try await loop.submit {
-                try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                // HTTPTypes has checked every field already (names are tokens, values hold no
+                // CR, LF or NUL), so NIO's second check of each request's fields is left out.
+                try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
                 let handler = ResponseHandler()
                 try channel.pipeline.syncOperations.addHandler(handler)
                 return handler
             }.get()
-            // From now on the exchanges read, as fast as their consumers take the bytes.
-            try await channel.setOption(ChannelOptions.autoRead, value: false).get()
             return HTTP1Connection(channel: channel, handler: handler)
         } catch {
             channel.close(promise: nil)

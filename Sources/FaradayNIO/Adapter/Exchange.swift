@@ -18,7 +18,8 @@ final class Exchange: Sendable {
         var headWaiter: CheckedContinuation<Head, any Error>?
         var head: HTTPResponseHead?
         var buffered = ByteBuffer()
-        var parts = CircularBuffer<ByteBuffer>()
+        /// Parts the consumer has not taken, oldest first (rarely more than one).
+        var parts: [ByteBuffer] = []
         var partWaiter: CheckedContinuation<ByteBuffer?, any Error>?
         var isFinished = false
         var failure: (any Error)?
@@ -63,7 +64,8 @@ final class Exchange: Sendable {
     func nextPart() async throws -> ByteBuffer? {
         try await withCheckedThrowingContinuation { continuation in
             let (result, wantsMore) = state.withLockedValue { state -> (Result<ByteBuffer?, any Error>?, Bool) in
-                if let part = state.parts.popFirst() {
+                if !state.parts.isEmpty {
+                    let part = state.parts.removeFirst()
                     return (.success(part), state.parts.isEmpty && !state.isFinished && state.failure == nil)
                 }
                 if let failure = state.failure { return (.failure(failure), false) }

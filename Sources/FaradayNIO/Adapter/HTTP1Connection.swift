@@ -7,8 +7,8 @@ import NIOHTTP1
 final class HTTP1Connection: @unchecked Sendable {
     let channel: any Channel
     let handler: ResponseHandler
-    /// Closes the connection when it has been idle for the pool's idle timeout.
-    var idleTimer: Scheduled<Void>?
+    /// When the connection last went idle, for the pool's idle timeout.
+    var idleSince = NIODeadline.now()
 
     init(channel: any Channel, handler: ResponseHandler) {
         self.channel = channel
@@ -17,11 +17,18 @@ final class HTTP1Connection: @unchecked Sendable {
 }
 
 /// The last handler of a connection's pipeline: hands the response's parts to the running
-/// exchange, reads from the socket only as fast as the exchange's consumer takes them, fails the
-/// exchange on a read timeout or a dropped connection, and says at the end whether the connection
-/// can take another request.
-final class ResponseHandler: ChannelInboundHandler, @unchecked Sendable {
+/// exchange, holds the socket's reads back while a streamed exchange's consumer has parts it has
+/// not taken (backpressure), fails the exchange on a read timeout or a dropped connection, and
+/// says at the end whether the connection can take another request.
+///
+/// The channel reads on its own (`autoRead`, NIO's default) and each read passes this handler on
+/// its way to the socket, which lets it through or holds it: no socket interest is changed for a
+/// response that is read as fast as it comes. An idle connection reads too, so that a server's
+/// close is seen before the next request.
+final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
     typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundOut = HTTPClientRequestPart
 
     /// What happens once the exchange is over: `true` when the connection may be reused.
     typealias End = (_ reusable: Bool) -> Void
@@ -29,12 +36,17 @@ final class ResponseHandler: ChannelInboundHandler, @unchecked Sendable {
     private var context: ChannelHandlerContext?
     private var exchange: Exchange?
     private var end: End?
-    private var readTimeout: TimeAmount?
-    private var readTimer: Scheduled<Void>?
-    private var isReading = false
     private var keepAlive = true
     /// The request's last byte has gone out: only then may the connection be reused.
     private var requestSent = false
+    /// A read the channel asked for while the consumer lagged, let through once it catches up.
+    private var heldRead = false
+    /// The read timeout: a timer that outlives exchanges, looks at the time of the last byte when
+    /// it fires and waits again for what is left, so that a busy connection sets one a timeout
+    /// rather than one a request.
+    private var readTimeout: TimeAmount?
+    private var readTimer: (timer: Scheduled<Void>, deadline: NIODeadline)?
+    private var lastRead = NIODeadline.now()
     /// The connection closed: the pool drops it.
     private(set) var isClosed = false
 
@@ -44,30 +56,23 @@ final class ResponseHandler: ChannelInboundHandler, @unchecked Sendable {
     func start(_ exchange: Exchange, readTimeout: TimeAmount?, keepAlive: Bool, end: @escaping End) {
         self.exchange = exchange
         self.end = end
-        self.readTimeout = readTimeout
         self.keepAlive = keepAlive
         self.requestSent = false
-        read()
+        self.readTimeout = readTimeout
+        lastRead = .now()
+        if let readTimeout { armReadTimer(by: lastRead + readTimeout) }
     }
 
     /// The request's end was written.
     func requestEnded() { requestSent = true }
 
-    /// Reads from the socket unless a read is outstanding.
-    func read() {
-        guard let context, !isReading, !isClosed else { return }
-        isReading = true
-        if exchange != nil, let readTimeout {
-            readTimer?.cancel()
-            readTimer = context.eventLoop.scheduleTask(in: readTimeout) { [self] in
-                fail(FaradayError(.readTimeout, "No response bytes arrived within the read timeout."))
-            }
-        }
+    /// The consumer took every part: lets a held read through.
+    func resumeReading() {
+        guard heldRead, let context, !isClosed else { return }
+        heldRead = false
+        lastRead = .now()
         context.read()
     }
-
-    /// An idle connection reads too, so that a server's close is seen before the next request.
-    func becomeIdle() { read() }
 
     /// Fails `exchange` with `error` and closes the connection, if that exchange still runs here
     /// (a call that cancels late must not end the next call on its connection).
@@ -84,14 +89,44 @@ final class ResponseHandler: ChannelInboundHandler, @unchecked Sendable {
         context?.close(promise: nil)
     }
 
+    /// Makes sure a read timer fires by `deadline`.
+    private func armReadTimer(by deadline: NIODeadline) {
+        if let pending = readTimer {
+            guard pending.deadline > deadline else { return }
+            pending.timer.cancel()
+        }
+        guard let loop = context?.eventLoop else { return }
+        let timer = loop.scheduleTask(deadline: deadline) { [self] in
+            readTimer = nil
+            guard let readTimeout, exchange != nil else { return }
+            // A held read is the consumer's pause, not the server's silence.
+            let due = heldRead ? NIODeadline.now() + readTimeout : lastRead + readTimeout
+            if NIODeadline.now() >= due {
+                fail(FaradayError(.readTimeout, "No response bytes arrived within the read timeout (\(readTimeout))."))
+            } else {
+                armReadTimer(by: due)
+            }
+        }
+        readTimer = (timer, deadline)
+    }
+
+    // MARK: ChannelHandler
+
+    func read(context: ChannelHandlerContext) {
+        if let exchange, !exchange.wantsMore {
+            heldRead = true
+            return
+        }
+        context.read()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        readTimer?.cancel()
-        readTimer = nil
         guard let exchange else {
             // Bytes on an idle connection: nothing asked for them; the connection cannot be trusted.
             context.close(promise: nil)
             return
         }
+        lastRead = .now()
         switch unwrapInboundIn(data) {
         case .head(let head):
             keepAlive = keepAlive && head.isKeepAlive
@@ -109,16 +144,10 @@ final class ResponseHandler: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
-        isReading = false
-        // Idle, a read stays outstanding to see the server's close; streamed, the next read waits
-        // for the consumer.
-        if exchange?.wantsMore ?? true { read() }
-    }
-
     func channelInactive(context: ChannelHandlerContext) {
         isClosed = true
-        readTimer?.cancel()
+        readTimer?.timer.cancel()
+        readTimer = nil
         if let exchange {
             finishExchange(reusable: false)
             exchange.fail(
@@ -133,9 +162,11 @@ final class ResponseHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func finishExchange(reusable: Bool) {
-        readTimer?.cancel()
-        readTimer = nil
         exchange = nil
+        if heldRead, let context, !isClosed {
+            heldRead = false
+            context.read()
+        }
         let end = self.end
         self.end = nil
         end?(reusable && !isClosed)

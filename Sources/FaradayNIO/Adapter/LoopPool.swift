@@ -6,16 +6,16 @@ import NIOSSL
 /// that its bytes never leave the loop's thread. Touched on its loop only.
 final class LoopPool: @unchecked Sendable {
     /// The connections to one key, and the calls waiting for one.
-    private final class Host: @unchecked Sendable {
+    final class Host: @unchecked Sendable {
         /// Idle connections, the most recently used last.
-        var idle: [HTTP1Connection] = []
+        fileprivate var idle: [HTTP1Connection] = []
         /// Connections open or opening.
-        var open = 0
+        fileprivate var open = 0
         /// Calls waiting for a connection: handed one that was released, or (`nil`) a free place
         /// to open their own.
-        var waiters = CircularBuffer<EventLoopPromise<HTTP1Connection?>>()
+        fileprivate var waiters = CircularBuffer<EventLoopPromise<HTTP1Connection?>>()
         /// The TLS context of the key's connections, made once (loading trust roots is costly).
-        var tls: NIOSSLContext?
+        fileprivate var tls: NIOSSLContext?
     }
 
     let loop: any EventLoop
@@ -23,6 +23,9 @@ final class LoopPool: @unchecked Sendable {
     private let limits: NIOAdapter.Configuration
     private var hosts: [PoolKey: Host] = [:]
     private var isShutDown = false
+    /// Closes the connections idle for the idle timeout: one timer for the loop's pool, set when
+    /// a connection goes idle and none is set, rather than one per request.
+    private var idleSweep: Scheduled<Void>?
 
     init(loop: any EventLoop, limits: NIOAdapter.Configuration) {
         self.loop = loop
@@ -38,14 +41,18 @@ final class LoopPool: @unchecked Sendable {
         verifier: ConnectionPinVerifier?,
         connectTimeout: Duration,
         cancellation: CancellationToken
-    ) async throws -> HTTP1Connection {
+    ) async throws -> (HTTP1Connection, Host) {
         loop.preconditionInEventLoop()
         guard !isShutDown else { throw FaradayError(.connectionFailed, "The adapter has been shut down.") }
-        let host = hosts[key] ?? Host()
-        hosts[key] = host
+        let host: Host
+        if let known = hosts[key] {
+            host = known
+        } else {
+            host = Host()
+            hosts[key] = host
+        }
         while let connection = host.idle.popLast() {
-            connection.idleTimer?.cancel()
-            if !connection.handler.isClosed { return connection }
+            if !connection.handler.isClosed { return (connection, host) }
             host.open -= 1
         }
         if host.open >= limits.maximumConnectionsPerHost {
@@ -63,20 +70,21 @@ final class LoopPool: @unchecked Sendable {
                     promise.fail(FaradayError(.cancelled, "The request was cancelled."))
                 }
             }
-            if let handed { return handed }
+            if let handed { return (handed, host) }
         } else {
             host.open += 1
         }
         // A place is free: open a connection in it.
         do {
             if host.tls == nil, key.secure { host.tls = try tls() }
-            return try await Connector.connect(
+            let connection = try await Connector.connect(
                 key,
                 on: loop,
                 tls: host.tls,
                 verifier: verifier,
                 timeout: connectTimeout
             )
+            return (connection, host)
         } catch {
             loop.preconditionInEventLoop()
             freePlace(in: host)
@@ -86,12 +94,8 @@ final class LoopPool: @unchecked Sendable {
 
     /// Takes back a connection at the end of its exchange: to the next waiter or the idle list
     /// when `reusable`, else closed and its place freed.
-    func release(_ connection: HTTP1Connection, to key: PoolKey, reusable: Bool) {
+    func release(_ connection: HTTP1Connection, to host: Host, reusable: Bool) {
         loop.preconditionInEventLoop()
-        guard let host = hosts[key] else {
-            connection.channel.close(promise: nil)
-            return
-        }
         guard reusable, !isShutDown, !connection.handler.isClosed else {
             connection.channel.close(promise: nil)
             freePlace(in: host)
@@ -101,14 +105,33 @@ final class LoopPool: @unchecked Sendable {
             waiter.succeed(connection)
             return
         }
-        connection.handler.becomeIdle()
-        connection.idleTimer = loop.scheduleTask(in: TimeAmount(limits.idleTimeout)) {
-            guard let index = host.idle.firstIndex(where: { $0 === connection }) else { return }
-            host.idle.remove(at: index)
-            host.open -= 1
-            connection.channel.close(promise: nil)
-        }
+        connection.idleSince = .now()
         host.idle.append(connection)
+        if idleSweep == nil { sweepIdle(at: connection.idleSince + TimeAmount(limits.idleTimeout)) }
+    }
+
+    /// Closes, at `deadline`, the connections idle for the idle timeout by then, and sets the
+    /// next sweep for the first of the others to expire.
+    private func sweepIdle(at deadline: NIODeadline) {
+        idleSweep = loop.scheduleTask(deadline: deadline) { [self] in
+            idleSweep = nil
+            let timeout = TimeAmount(limits.idleTimeout)
+            let now = NIODeadline.now()
+            var next: NIODeadline?
+            for host in hosts.values {
+                host.idle.removeAll { connection in
+                    let expiry = connection.idleSince + timeout
+                    guard expiry <= now else {
+                        next = min(next ?? expiry, expiry)
+                        return false
+                    }
+                    host.open -= 1
+                    connection.channel.close(promise: nil)
+                    return true
+                }
+            }
+            if let next { sweepIdle(at: next) }
+        }
     }
 
     /// A connection closed or failed to open: its place goes to the next waiter, if any.
@@ -124,12 +147,11 @@ final class LoopPool: @unchecked Sendable {
     func shutdown() -> [any Channel] {
         loop.preconditionInEventLoop()
         isShutDown = true
+        idleSweep?.cancel()
+        idleSweep = nil
         var channels: [any Channel] = []
         for host in hosts.values {
-            for connection in host.idle {
-                connection.idleTimer?.cancel()
-                channels.append(connection.channel)
-            }
+            channels += host.idle.map(\.channel)
             host.idle = []
             while let waiter = host.waiters.popFirst() {
                 waiter.fail(FaradayError(.connectionFailed, "The adapter has been shut down."))

@@ -129,9 +129,11 @@ public final class NIOAdapter: Adapter {
     private func poolKey(for request: Request) throws(FaradayError) -> (PoolKey, ConnectionPinVerifier?) {
         let url = request.url
         let secure: Bool
-        switch url.scheme?.lowercased() {
-        case "https": secure = true
-        case "http": secure = false
+        switch url.scheme {
+        case "https", "HTTPS": secure = true
+        case "http", "HTTP": secure = false
+        case let scheme? where scheme.lowercased() == "https": secure = true
+        case let scheme? where scheme.lowercased() == "http": secure = false
         default:
             throw FaradayError(.invalidURL, "NIOAdapter speaks http and https only.", method: request.method, url: url)
         }
@@ -147,7 +149,7 @@ public final class NIOAdapter: Adapter {
             secure: secure,
             host: host,
             port: url.port ?? (secure ? 443 : 80),
-            tls: request.options.tls,
+            tls: request.options.tls.isDefault ? nil : request.options.tls,
             pinned: pinning?.0,
             proxy: proxy
         )
@@ -164,12 +166,9 @@ public final class NIOAdapter: Adapter {
         let request = env.request
         let options = request.options
         try env.cancellation.check()
-        let connection = try await pool.lease(
+        let (connection, host) = try await pool.lease(
             key,
-            tls: { [tlsBase] in
-                let tls = try TLSSettings.configuration(options.tls, base: tlsBase) ?? tlsBase
-                return try NIOSSLContext(configuration: tls)
-            },
+            tls: { try self.tlsContext(options.tls) },
             verifier: verifier,
             connectTimeout: options.openTimeout ?? configuration.connectTimeout,
             cancellation: env.cancellation
@@ -177,7 +176,7 @@ public final class NIOAdapter: Adapter {
         let channel = connection.channel
         let handler = connection.handler
         let exchange = Exchange(request: request, progress: env) { [loop = pool.loop] in
-            if loop.inEventLoop { handler.read() } else { loop.execute { handler.read() } }
+            if loop.inEventLoop { handler.resumeReading() } else { loop.execute { handler.resumeReading() } }
         }
         var head = HTTPRequestHead(
             version: .http1_1,
@@ -210,7 +209,7 @@ public final class NIOAdapter: Adapter {
             keepAlive: keepAlive
         ) { reusable in
             deadline?.cancel()
-            pool.release(connection, to: key, reusable: reusable)
+            pool.release(connection, to: host, reusable: reusable)
         }
 
         // The request: at once when its body is in memory, else streamed in the background.
@@ -221,12 +220,10 @@ public final class NIOAdapter: Adapter {
             if !body.isEmpty {
                 channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(data: body))), promise: nil)
             }
-            let sent = pool.loop.makePromise(of: Void.self)
-            sent.futureResult.whenSuccess {
-                handler.requestEnded()
-                if !body.isEmpty { env.reportProgress(sent: Int64(body.count), of: Int64(body.count)) }
-            }
-            channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: sent)
+            channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+            // A write that fails closes the connection, so it is never reused short of its request.
+            handler.requestEnded()
+            if !body.isEmpty { env.reportProgress(sent: Int64(body.count), of: Int64(body.count)) }
             upload = nil
         } else {
             let stream = try request.body.makeStream()
@@ -283,6 +280,11 @@ public final class NIOAdapter: Adapter {
         )
     }
 
+    /// A TLS context with the adapter's settings and a request's options.
+    private func tlsContext(_ options: TLSOptions) throws -> NIOSSLContext {
+        try NIOSSLContext(configuration: TLSSettings.configuration(options, base: tlsBase) ?? tlsBase)
+    }
+
     /// The request target: the path and query, as sent (origin form).
     static func target(of url: URL) -> String {
         let path = url.path(percentEncoded: true)
@@ -293,7 +295,8 @@ public final class NIOAdapter: Adapter {
 
     /// The `Host` field: the host, with the port when it is not the scheme's.
     static func hostField(_ key: PoolKey) -> String {
-        let host = key.host.contains(":") && !key.host.hasPrefix("[") ? "[\(key.host)]" : key.host
+        let isIPv6 = key.host.utf8.contains(UInt8(ascii: ":")) && key.host.utf8.first != UInt8(ascii: "[")
+        let host = isIPv6 ? "[\(key.host)]" : key.host
         return key.port == (key.secure ? 443 : 80) ? host : "\(host):\(key.port)"
     }
 
