@@ -37,8 +37,9 @@ enum Next { case keepAlive, close }
 /// - `/events?perConnection=N&total=T`: server-sent events with ids 1…T and `retry: 10`, starting
 ///   after the request's `Last-Event-ID`, closing the connection after N events (to make the
 ///   client reconnect) and answering 204 once all T were sent.
-/// - `/ndjson?bytes=N`: newline-delimited JSON records of 128 bytes, `{"n":…,"pad":"…"}`, N bytes
-///   in all (rounded down to whole records), in chunks of 512 records.
+/// - `/ndjson?bytes=N&size=S&array=1`: newline-delimited JSON records of S bytes (128 by default),
+///   `{"n":…,"pad":"…"}`, N bytes in all (rounded down to whole records), in chunks of 512
+///   records; with `array=1`, one JSON array of them.
 /// - `POST /login`: sets a `session` cookie (and a `theme` cookie with an `Expires` date).
 /// - `/session`: the request's `Cookie` header back, 401 without a `session` cookie, 400 when the
 ///   request has more than one `Cookie` header.
@@ -114,18 +115,25 @@ enum Routes {
                 try await writer.respond(200, headers: headers, body: ByteBuffer(bytes: body))
             }
         case ("ndjson", nil):
-            try await writer.head(200, headers: [("content-type", "application/x-ndjson")], contentLength: nil)
-            let records = request.int("bytes", default: 1 << 20) / 128
+            // `array=1`: the same records as one JSON array (`[`, records joined by `,`, `]`).
+            let isArray = request.query["array"] == "1"
+            let type = isArray ? "application/json" : "application/x-ndjson"
+            try await writer.head(200, headers: [("content-type", type)], contentLength: nil)
+            let size = max(32, request.int("size", default: 128))
+            let records = request.int("bytes", default: 1 << 20) / size
             var n = 0
+            if isArray { try await writer.chunk(ByteBuffer(string: "[")) }
             while n < records {
                 var buffer = ByteBuffer()
                 for _ in 0..<min(512, records - n) {
                     let head = #"{"n":\#(n),"pad":""#
-                    buffer.writeString(head + String(repeating: "x", count: 128 - head.utf8.count - 3) + "\"}\n")
+                    let end = isArray ? (n == records - 1 ? "\"}]" : "\"},") : "\"}\n"
+                    buffer.writeString(head + String(repeating: "x", count: size - head.utf8.count - 3) + end)
                     n += 1
                 }
                 try await writer.chunk(buffer)
             }
+            if isArray && records == 0 { try await writer.chunk(ByteBuffer(string: "]")) }
             try await writer.endChunks()
         case ("heartbeat", nil):
             try await writer.head(200, headers: [("content-type", "application/x-ndjson")], contentLength: nil)

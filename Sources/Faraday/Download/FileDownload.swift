@@ -123,7 +123,8 @@ struct FileDownload: Sendable {
                 throw error
             }
             do {
-                try file.write(contentsOf: frame.body)
+                // File writes block: off an adapter's event loop when the call runs on one.
+                try await Offload.run { try file.write(contentsOf: frame.body) }
             } catch {
                 completions.discard()
                 throw FaradayError(.storageFailed, "Cannot write the download: \(error.localizedDescription)")

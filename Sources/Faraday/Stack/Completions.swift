@@ -227,7 +227,10 @@ public struct Completions: @unchecked Sendable {
         var (reader, env): (Reader, Env)
         switch storage.withLock({ $0.takeNext() }) {
         case nil: return nil
-        case .final(let final, let hooks): return try Self.complete(final, hooks: hooks)
+        case .final(let final, let hooks):
+            // A large buffered body's hooks (decoding it) would hold an event loop's thread.
+            guard final.body.count >= Offload.bodyThreshold else { return try Self.complete(final, hooks: hooks) }
+            return try await Offload.run { () throws(FaradayError) -> Env in try Self.complete(final, hooks: hooks) }
         case .read(let taken, let head): (reader, env) = (taken, head)
         }
         do {

@@ -40,7 +40,7 @@ extension HTTPCache {
             try await flight.wait(limit: handler.lockTimeout, cancellation: env.cancellation)
             // What the leader stored answers when it may; otherwise this call asks for itself.
             let now = handler.now()
-            let stored = handler.store.entries(for: key).first { CachePolicy.matches($0, env.request) }
+            let stored = await storedEntries(for: key).first { CachePolicy.matches($0, env.request) }
             let whole = stored.flatMap { $0.isPartial ? nil : $0 }
             if let whole, handler.policy.use(of: whole, requestControl: requestControl, now: now) == .fresh,
                 let hit = serve(whole, env, .hit, now: now)

@@ -14,7 +14,7 @@ extension HTTPCache {
         let requestDate = handler.now()
         let entry =
             hasOwnConditions
-            ? nil : handler.store.entries(for: key).first { !$0.isPartial && CachePolicy.matches($0, request) }
+            ? nil : await storedEntries(for: key).first { !$0.isPartial && CachePolicy.matches($0, request) }
         if let entry, handler.policy.use(of: entry, requestControl: requestControl, now: requestDate) == .fresh,
             let hit = serve(entry, env, .hit, now: requestDate, as: .head)
         {

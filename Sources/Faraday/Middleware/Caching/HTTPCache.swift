@@ -99,6 +99,14 @@ public struct HTTPCache: Middleware {
         let flights = Flights()
     }
 
+    /// The store's entries for `key`; a store on disk is read off an adapter's event loop
+    /// (``Offload``), since its files are read with blocking calls.
+    func storedEntries(for key: String) async -> [CacheEntry] {
+        let store = handler.store
+        guard !(store is MemoryCacheStore) else { return store.entries(for: key) }
+        return await Offload.run { store.entries(for: key) }
+    }
+
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
         let request = env.request
         let requestControl = CacheControl(request.headers, isRequest: true)
@@ -109,7 +117,7 @@ public struct HTTPCache: Middleware {
         if request.method == .head { return try await head(env, requestControl) }
         let key = CacheEntry.key(for: request.url)
         let now = handler.now()
-        let entry = handler.store.entries(for: key).first { CachePolicy.matches($0, request) }
+        let entry = await storedEntries(for: key).first { CachePolicy.matches($0, request) }
         if request.headers.contains(.ifNoneMatch) || request.headers.contains(.ifModifiedSince)
             || request.headers.contains(.range)
         {

@@ -1,0 +1,140 @@
+import Dispatch
+import Faraday
+import FaradayAsyncHTTPClient
+import FaradayNIO
+import FaradayTestSupport
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+
+extension AdapterConformance {
+    /// What NIOAdapter does beyond the conformance suite: the call on its connection's event loop,
+    /// slow work moved off that loop, and its pool's bounds.
+    @Suite(.timeLimit(.minutes(2))) struct NIOAdapterTests {
+        /// Records, for every call, on which event loop (if any) each hook ran.
+        struct LoopProbe: Middleware {
+            let app: any App
+            let seen: Recorder
+
+            func onRequest(_ env: inout Env) async throws -> (any EventLoop)? {
+                let loop = MultiThreadedEventLoopGroup.currentEventLoop
+                seen.record("request on a loop: \(loop != nil)")
+                return loop
+            }
+
+            func onComplete(_ env: inout Env, state loop: (any EventLoop)?) throws {
+                let current = MultiThreadedEventLoopGroup.currentEventLoop
+                seen.record("complete on a loop: \(current != nil)")
+                guard env.body.count >= 1 << 20, let loop else { return }
+                // The call's loop runs a task while this hook holds its thread, or it is blocked:
+                // a bound on a wait that cannot end if this runs on the loop, not a measure of speed.
+                let ran = DispatchSemaphore(value: 0)
+                loop.execute { ran.signal() }
+                let answered = ran.wait(timeout: .now() + 60) == .success
+                seen.record("the loop answered while the body was decoded: \(answered)")
+            }
+        }
+
+        @Test func theStackRunsOnTheEventLoopOfItsConnection() async throws {
+            for kind in AdapterKind.onNIO {
+                let seen = Recorder()
+                let server = try await TestServer.start()
+                let adapter = try kind.makeAdapter()
+                let connection = try Connection(url: server.baseURL.absoluteString) { builder in
+                    builder.use { LoopProbe(app: $0, seen: seen) }
+                    builder.adapter = adapter
+                }
+                _ = try await connection.get("echo").value
+                #expect(MultiThreadedEventLoopGroup.currentEventLoop == nil, "the caller's code after the await")
+                // NIOAdapter names its loop; AsyncHTTPClientAdapter names none, so the stack runs in
+                // the caller's task, on Swift's pool.
+                let onLoop = kind == .nio
+                #expect(seen.log == ["request on a loop: \(onLoop)", "complete on a loop: \(onLoop)"], "\(kind)")
+                try await shutDown(adapter)
+                try await server.shutdown()
+            }
+        }
+
+        /// Issue 48, point 3: a 64 MiB JSON body is decoded off the loop, which answers meanwhile.
+        @Test func aLargeJSONBodyIsDecodedOffTheLoopWhichStaysResponsive() async throws {
+            let seen = Recorder()
+            let server = try await TestServer.start()
+            let adapter = NIOAdapter()
+            let connection = try Connection(url: server.baseURL.absoluteString) { builder in
+                builder.use(DecodeJSON.Handler())
+                builder.use { LoopProbe(app: $0, seen: seen) }
+                builder.adapter = adapter
+            }
+            let env = try await connection.get("ndjson?bytes=\(64 << 20)&size=8192&array=1") {
+                $0.options.maxBufferedBodySize = 128 << 20
+            }.value
+            #expect(env.body.count == (64 << 20) + 1, "the records and the array's opening bracket")
+            guard case .array(let records)? = env.json else {
+                Issue.record("the body was not decoded as a JSON array")
+                return
+            }
+            #expect(records.count == 8192 && records.last?["n"] == 8191)
+            #expect(
+                seen.log == [
+                    "request on a loop: true", "complete on a loop: false",
+                    "the loop answered while the body was decoded: true",
+                ]
+            )
+            try await adapter.shutdown()
+            try await server.shutdown()
+        }
+
+        /// At most `maximumConnectionsPerHost` connections to one origin on a loop; the calls
+        /// beyond wait for one and reuse it.
+        @Test func callsBeyondTheHostsConnectionsWaitForOne() async throws {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            var configuration = NIOAdapter.Configuration()
+            configuration.maximumConnectionsPerHost = 2
+            let adapter = NIOAdapter(configuration: configuration, group: group)
+            let server = try await TestServer.start()
+            let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
+            let answers = try await withThrowingTaskGroup(of: Int?.self) { calls in
+                for _ in 0..<6 { calls.addTask { try await connection.get("delay/50").value.status?.code } }
+                return try await calls.reduce(into: [Int?]()) { $0.append($1) }
+            }
+            #expect(answers == Array(repeating: 200, count: 6))
+            #expect(server.connectionsAccepted == 2)
+            try await adapter.shutdown()
+            try await server.shutdown()
+            try await group.shutdownGracefully()
+        }
+
+        /// A connection idle for the idle timeout is closed, and the next call opens another.
+        @Test func anIdleConnectionClosesAfterTheIdleTimeout() async throws {
+            var configuration = NIOAdapter.Configuration()
+            configuration.idleTimeout = .milliseconds(50)
+            let adapter = NIOAdapter(configuration: configuration)
+            let server = try await TestServer.start()
+            let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
+            _ = try await connection.get("echo").value
+            try await waitUntil { server.connectionsClosed == 1 }
+            _ = try await connection.get("echo").value
+            #expect(server.connectionsAccepted == 2)
+            try await adapter.shutdown()
+            try await server.shutdown()
+        }
+
+        /// A cancelled call's connection is closed, never handed to the next call mid-response.
+        @Test func aCancelledCallsConnectionIsNotReused() async throws {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            let adapter = NIOAdapter(configuration: NIOAdapter.Configuration(), group: group)
+            let server = try await TestServer.start()
+            let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
+            let stalled = connection.get("stall") { $0.options.streaming = .chunks }
+            _ = try await stalled.head
+            stalled.cancel()
+            let echo = try await connection.get("echo").echo
+            #expect(echo.path == "/echo")
+            #expect(server.connectionsAccepted == 2)
+            try await adapter.shutdown()
+            try await server.shutdown()
+            try await group.shutdownGracefully()
+        }
+    }
+}
