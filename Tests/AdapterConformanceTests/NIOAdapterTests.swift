@@ -36,6 +36,7 @@ extension AdapterConformance {
             }
         }
 
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         @Test func theStackRunsOnTheEventLoopOfItsConnection() async throws {
             for kind in AdapterKind.onNIO {
                 let seen = Recorder()
@@ -57,6 +58,7 @@ extension AdapterConformance {
         }
 
         /// Issue 48, point 3: a 64 MiB JSON body is decoded off the loop, which answers meanwhile.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         @Test func aLargeJSONBodyIsDecodedOffTheLoopWhichStaysResponsive() async throws {
             let seen = Recorder()
             let server = try await TestServer.start()
@@ -87,6 +89,7 @@ extension AdapterConformance {
 
         /// At most `maximumConnectionsPerHost` connections to one origin on a loop; the calls
         /// beyond wait for one and reuse it.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         @Test func callsBeyondTheHostsConnectionsWaitForOne() async throws {
             let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
             var configuration = NIOAdapter.Configuration()
@@ -106,6 +109,7 @@ extension AdapterConformance {
         }
 
         /// A connection idle for the idle timeout is closed, and the next call opens another.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         @Test func anIdleConnectionClosesAfterTheIdleTimeout() async throws {
             var configuration = NIOAdapter.Configuration()
             configuration.idleTimeout = .milliseconds(50)
@@ -121,6 +125,7 @@ extension AdapterConformance {
         }
 
         /// A cancelled call's connection is closed, never handed to the next call mid-response.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         @Test func aCancelledCallsConnectionIsNotReused() async throws {
             let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
             let adapter = NIOAdapter(configuration: NIOAdapter.Configuration(), group: group)

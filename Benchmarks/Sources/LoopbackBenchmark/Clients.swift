@@ -104,7 +104,11 @@ struct Runner: Sendable {
             configuration.maximumConnectionsPerHost = connectionsPerHost
             return AsyncHTTPClientAdapter(configuration: configuration)
         }
-        let nioAdapter = {
+        let nioAdapter = { () -> any Adapter in
+            guard #available(macOS 15.0, *) else {
+                print("NIOAdapter needs macOS 15 (task executors)")
+                exit(2)
+            }
             var configuration = NIOAdapter.Configuration()
             configuration.maximumConnectionsPerHost = connectionsPerHost
             return NIOAdapter(configuration: configuration)
@@ -365,7 +369,7 @@ struct Runner: Sendable {
             },
             shutdown: {
                 try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
-                try await (adapter as? NIOAdapter)?.shutdown()
+                if #available(macOS 15.0, *) { try await (adapter as? NIOAdapter)?.shutdown() }
             }
         )
     }

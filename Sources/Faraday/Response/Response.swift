@@ -13,8 +13,10 @@ import Foundation
 /// ```
 ///
 /// The call starts when the handle is first consumed. Awaiting ``value``, ``head`` or iterating
-/// ``completions`` runs the stack in the awaiting task (no extra task hop), and cancelling that task
-/// cancels the request down to the adapter. Adding a callback or calling ``wait(timeout:)`` runs it
+/// ``completions`` runs the stack in the awaiting task (no extra task), and cancelling that task
+/// cancels the request down to the adapter; an adapter that names an executor for the call
+/// (``Adapter/preferredExecutor(for:)``, an event loop) has ``value`` and ``head`` run the stack
+/// on it, and the awaiting code resumes where it was. Adding a callback or calling ``wait(timeout:)`` runs it
 /// in a new task. A handle dropped without being consumed still sends its request: a task of its
 /// own runs the call to the end, hooks and all.
 ///

@@ -106,6 +106,8 @@ public final class NIOAdapter: Adapter {
         return pools.first { $0.loop === next } ?? pools[0]
     }
 
+    /// Sends the request on a connection of the current loop's pool (the loop this call was
+    /// started on), opening one when none is idle, and returns its response.
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
         let request = env.request
         let key: PoolKey

@@ -35,6 +35,9 @@ enum AdapterKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .urlSession:
             return URLSessionAdapter()
         case .nio:
+            guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else {
+                throw FaradayError(.unsupportedOption, "NIOAdapter needs task executors (macOS 15, iOS 18).")
+            }
             var configuration = NIOAdapter.Configuration()
             if let certificates {
                 var tls = TLSConfiguration.makeClientConfiguration()
@@ -78,7 +81,9 @@ private func shutDown(_ adapter: any Adapter, _ server: TestServer) async throws
 /// Shuts an adapter that holds connections down.
 func shutDown(_ adapter: any Adapter) async throws {
     try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
-    try await (adapter as? NIOAdapter)?.shutdown()
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+        try await (adapter as? NIOAdapter)?.shutdown()
+    }
 }
 
 extension Response {

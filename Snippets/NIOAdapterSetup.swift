@@ -1,0 +1,18 @@
+// The setup of the FaradayNIO overview.
+// snippet.hide
+import Faraday
+import FaradayNIO
+
+if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+    // snippet.show
+    // snippet.setup
+    var configuration = NIOAdapter.Configuration()
+    configuration.maximumConnectionsPerHost = 16  // on each event loop
+    let adapter = NIOAdapter(configuration: configuration)
+    let connection = try Connection(url: "https://api.example.com") { $0.adapter = adapter }
+    // The stack runs on the event loop of the call's connection; this line runs where it did before.
+    let env = try await connection.get("status").value
+    print(env.status?.code ?? 0)
+    try await adapter.shutdown()
+    // snippet.hide
+}
