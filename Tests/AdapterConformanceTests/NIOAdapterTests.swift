@@ -141,5 +141,87 @@ extension AdapterConformance {
             try await server.shutdown()
             try await group.shutdownGracefully()
         }
+
+        /// One loop, one connection to the host, no read timeout: a call that held its place
+        /// by mistake would make the next call to the host wait forever.
+        private func singlePlace(
+            _ configure: (inout NIOAdapter.Configuration) -> Void = { _ in }
+        ) -> (
+            NIOAdapter, MultiThreadedEventLoopGroup
+        ) {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            var configuration = NIOAdapter.Configuration()
+            configuration.maximumConnectionsPerHost = 1
+            configuration.readTimeout = nil
+            configure(&configuration)
+            return (NIOAdapter(configuration: configuration, group: group), group)
+        }
+
+        /// A one-shot body already sent fails the next call that needs it, and that call leaves
+        /// its connection free (it took the stream only after leasing one, and held it).
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+        @Test func aBodyThatCannotBeSentHoldsNoConnection() async throws {
+            let (adapter, group) = singlePlace()
+            let server = try await TestServer.start()
+            let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
+            let body = RequestBody.stream(
+                AsyncStream {
+                    $0.yield(Data("once".utf8))
+                    $0.finish()
+                },
+                length: 4
+            )
+            _ = try await connection.post("upload", body: body).value
+            await #expect { try await connection.post("upload", body: body).value } throws: {
+                isFaradayError($0, .bodyNotReplayable)
+            }
+            #expect(try await connection.get("echo").value.status == .ok)
+            try await adapter.shutdown()
+            try await server.shutdown()
+            try await group.shutdownGracefully()
+        }
+
+        /// The read timeout is the server's silence once the request is sent: an upload that
+        /// takes longer than it is not cut.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+        @Test func anUploadLongerThanTheReadTimeoutIsNotCut() async throws {
+            let adapter = NIOAdapter()
+            let server = try await TestServer.start()
+            let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
+            let chunks = AsyncStream<Data> { continuation in
+                Task {
+                    for _ in 0..<6 {
+                        continuation.yield(Data(repeating: 0x61, count: 1000))
+                        try? await Task.sleep(for: .milliseconds(100))
+                    }
+                    continuation.finish()
+                }
+            }
+            let env = try await connection.post("upload", body: .stream(chunks, length: 6000)) {
+                $0.options.readTimeout = .milliseconds(200)
+            }.value
+            #expect(env.status == .ok)
+            #expect(env.body.count > 0 && String(decoding: env.body, as: UTF8.self).contains(#""bytes":6000"#))
+            try await adapter.shutdown()
+            try await server.shutdown()
+        }
+
+        /// A call waiting for a free connection gives up at its deadline.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+        @Test func theWaitForAConnectionEndsAtTheCallsDeadline() async throws {
+            let (adapter, group) = singlePlace()
+            let server = try await TestServer.start()
+            let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
+            let stalled = connection.get("stall") { $0.options.streaming = .chunks }
+            _ = try await stalled.head
+            await #expect {
+                try await connection.get("echo") { $0.options.timeout = .milliseconds(200) }.value
+            } throws: { isFaradayError($0, .callTimeout) }
+            stalled.cancel()
+            #expect(try await connection.get("echo").value.status == .ok)
+            try await adapter.shutdown()
+            try await server.shutdown()
+            try await group.shutdownGracefully()
+        }
     }
 }

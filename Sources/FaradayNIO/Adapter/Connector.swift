@@ -33,6 +33,7 @@ enum Connector {
         timeout: Duration
     ) async throws -> HTTP1Connection {
         let target = key.proxy.map { ($0.host, $0.port) } ?? (key.host, key.port)
+        let deadline = NIODeadline.now() + TimeAmount(timeout)
         let channel = try await ClientBootstrap(group: loop)
             .connectTimeout(TimeAmount(timeout))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -40,14 +41,14 @@ enum Connector {
             .get()
         // The proxy's handshake and TLS's share what is left of the timeout.
         let timedOut = NIOLockedValueBox(false)
-        let timer = loop.scheduleTask(in: TimeAmount(timeout)) {
+        let timer = loop.scheduleTask(deadline: deadline) {
             timedOut.withLockedValue { $0 = true }
             channel.close(promise: nil)
         }
         defer { timer.cancel() }
         do {
             if let proxy = key.proxy {
-                try await tunnel(channel, through: proxy, to: key, deadline: .now() + TimeAmount(timeout))
+                try await tunnel(channel, through: proxy, to: key, deadline: deadline)
             }
             if let tls {
                 try await startTLS(channel, context: tls, host: key.host)
@@ -76,16 +77,21 @@ enum Connector {
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         let isAddress = (try? SocketAddress(ipAddress: bare, port: 0)) != nil
         let handshake = channel.eventLoop.makePromise(of: Void.self)
-        try await channel.eventLoop.submit {
-            let sync = channel.pipeline.syncOperations
-            try sync.addHandler(NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : bare))
-            try sync.addHandler(
-                EventWaiter(promise: handshake) { event in
-                    if case TLSUserEvent.handshakeCompleted = event { return true }
-                    return false
-                }
-            )
-        }.get()
+        do {
+            try await channel.eventLoop.submit {
+                let sync = channel.pipeline.syncOperations
+                try sync.addHandler(NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : bare))
+                try sync.addHandler(
+                    EventWaiter(promise: handshake) { event in
+                        if case TLSUserEvent.handshakeCompleted = event { return true }
+                        return false
+                    }
+                )
+            }.get()
+        } catch {
+            handshake.fail(error)
+            throw error
+        }
         try await handshake.futureResult.get()
     }
 
@@ -107,6 +113,7 @@ enum Connector {
                     try sync.addHandler(socks)
                     try sync.addHandler(EventWaiter(promise: established) { $0 is SOCKSProxyEstablishedEvent })
                 } catch {
+                    established.fail(error)
                     return channel.eventLoop.makeFailedFuture(error)
                 }
                 return established.futureResult.assumeIsolated().flatMap { sync.removeHandler(socks) }.nonisolated()
@@ -134,6 +141,7 @@ enum Connector {
                     try sync.addHandler(decoder)
                     try sync.addHandler(connect)
                 } catch {
+                    established.fail(error)
                     return channel.eventLoop.makeFailedFuture(error)
                 }
                 // The connect handler leaves the pipeline on its own once the tunnel is open.
@@ -146,12 +154,10 @@ enum Connector {
         }
     }
 
-    /// The error of a refused tunnel as a `FaradayError` (the connect handler's errors tell their
-    /// kind by their description only).
+    /// The error of a refused tunnel as a `FaradayError`.
     static func proxyError(_ error: any Error, proxy: Proxy, request: Request) -> FaradayError? {
-        guard error is NIOHTTP1ProxyConnectHandler.Error else { return nil }
-        let text = "\(error)"
-        if text.hasPrefix("Proxy Authentication Required") {
+        guard let refusal = error as? NIOHTTP1ProxyConnectHandler.Error else { return nil }
+        if refusal == .proxyAuthenticationRequired() {
             return FaradayError(
                 .proxyAuthenticationRequired,
                 "The proxy (\(proxy.address)) answered 407 Proxy Authentication Required: it wants credentials, or other ones.",
@@ -160,7 +166,7 @@ enum Connector {
                 underlying: error
             )
         }
-        if text.hasPrefix("HTTP Proxy Handshake Timeout") {
+        if refusal == .httpProxyHandshakeTimeout() {
             return FaradayError(.connectTimeout, "The proxy did not answer in time.", underlying: error)
                 .attaching(request)
         }
@@ -188,6 +194,20 @@ private final class EventWaiter: ChannelInboundHandler, RemovableChannelHandler 
         self.isAwaited = isAwaited
     }
 
+    func handlerAdded(context: ChannelHandlerContext) {
+        // Closed before the handshake could start: the event will never come.
+        if !context.channel.isActive { finish(failing: ChannelError.eof) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        finish(failing: ChannelError.eof)  // removed with the pipeline before the event
+    }
+
+    private func finish(failing error: any Error) {
+        if !isDone { promise.fail(error) }
+        isDone = true
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if !isDone, isAwaited(event) {
             isDone = true
@@ -198,14 +218,12 @@ private final class EventWaiter: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if !isDone { promise.fail(error) }
-        isDone = true
+        finish(failing: error)
         context.fireErrorCaught(error)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if !isDone { promise.fail(ChannelError.eof) }
-        isDone = true
+        finish(failing: ChannelError.eof)
         context.fireChannelInactive()
     }
 }

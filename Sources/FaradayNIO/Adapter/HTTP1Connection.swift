@@ -1,6 +1,7 @@
 import Faraday
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// One HTTP/1.1 connection: its channel and the handler that runs one exchange on it at a time.
 /// Touched on its channel's event loop only.
@@ -47,10 +48,15 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
     private var readTimeout: TimeAmount?
     private var readTimer: (timer: Scheduled<Void>, deadline: NIODeadline)?
     private var lastRead = NIODeadline.now()
+    /// The response's body ends with the connection (no length, not chunked): a TLS close without
+    /// close_notify may then have cut it, and fails the exchange.
+    private var bodyEndsWithClose = false
     /// The connection closed: the pool drops it.
     private(set) var isClosed = false
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
     /// Starts an exchange on this idle connection; the request is written by the caller.
     func start(_ exchange: Exchange, readTimeout: TimeAmount?, keepAlive: Bool, end: @escaping End) {
@@ -59,12 +65,24 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
         self.keepAlive = keepAlive
         self.requestSent = false
         self.readTimeout = readTimeout
+        bodyEndsWithClose = false
         lastRead = .now()
+        // Closed between its release and this exchange (a FIN behind the last response): the
+        // call fails at once, and its place is freed.
+        guard !isClosed, context?.channel.isActive == true else {
+            return fail(
+                exchange,
+                with: FaradayError(.connectionFailed, "The pooled connection was closed by the server.")
+            )
+        }
         if let readTimeout { armReadTimer(by: lastRead + readTimeout) }
     }
 
-    /// The request's end was written.
-    func requestEnded() { requestSent = true }
+    /// The request's end was written: the wait for the response's bytes starts now.
+    func requestEnded() {
+        requestSent = true
+        lastRead = .now()
+    }
 
     /// The consumer took every part: lets a held read through.
     func resumeReading() {
@@ -99,8 +117,9 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
         let timer = loop.scheduleTask(deadline: deadline) { [self] in
             readTimer = nil
             guard let readTimeout, exchange != nil else { return }
-            // A held read is the consumer's pause, not the server's silence.
-            let due = heldRead ? NIODeadline.now() + readTimeout : lastRead + readTimeout
+            // A held read is the consumer's pause, and an upload under way the client's own
+            // writing, not the server's silence.
+            let due = heldRead || !requestSent ? NIODeadline.now() + readTimeout : lastRead + readTimeout
             if NIODeadline.now() >= due {
                 fail(FaradayError(.readTimeout, "No response bytes arrived within the read timeout (\(readTimeout))."))
             } else {
@@ -129,7 +148,11 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
         lastRead = .now()
         switch unwrapInboundIn(data) {
         case .head(let head):
-            keepAlive = keepAlive && head.isKeepAlive
+            // After 101 the connection speaks another protocol: never reused for HTTP.
+            keepAlive = keepAlive && head.isKeepAlive && head.status != .switchingProtocols
+            bodyEndsWithClose =
+                !head.headers.contains(name: "content-length")
+                && !head.headers[canonicalForm: "transfer-encoding"].contains("chunked")
             exchange.receive(head)
         case .body(let part):
             if !exchange.receive(part) {
@@ -158,6 +181,10 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A TLS close without close_notify: the close itself decides (a cut body fails there, or
+        // the decoder sees a short one), unless the body is framed by the close, which an
+        // attacker could then cut unseen (AsyncHTTPClient's rule).
+        if case NIOSSLError.uncleanShutdown = error, !(exchange != nil && bodyEndsWithClose) { return }
         fail(error)
     }
 

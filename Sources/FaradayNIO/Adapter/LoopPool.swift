@@ -40,6 +40,7 @@ final class LoopPool: @unchecked Sendable {
         tls: @escaping () throws -> NIOSSLContext?,
         verifier: ConnectionPinVerifier?,
         connectTimeout: Duration,
+        deadline: NIODeadline?,
         cancellation: CancellationToken
     ) async throws -> (HTTP1Connection, Host) {
         loop.preconditionInEventLoop()
@@ -55,28 +56,41 @@ final class LoopPool: @unchecked Sendable {
             if !connection.handler.isClosed { return (connection, host) }
             host.open -= 1
         }
-        if host.open >= limits.maximumConnectionsPerHost {
+        if host.open >= max(1, limits.maximumConnectionsPerHost) {
             let promise = loop.makePromise(of: HTTP1Connection?.self)
             host.waiters.append(promise)
+            /// Takes the waiter out of the queue and fails it, unless it was served.
+            @Sendable func giveUp(_ error: FaradayError) {
+                guard let index = host.waiters.firstIndex(where: { $0.futureResult === promise.futureResult }) else {
+                    return
+                }
+                host.waiters.remove(at: index)
+                promise.fail(error)
+            }
+            // The call's deadline bounds the wait (AsyncHTTPClient's does too).
+            let expiry = deadline.map { deadline in
+                loop.scheduleTask(deadline: deadline) {
+                    giveUp(
+                        FaradayError(.callTimeout, "No connection to the host became free before the call's deadline.")
+                    )
+                }
+            }
+            defer { expiry?.cancel() }
             let handed = try await cancellation.withCancellationHandler {
                 try await promise.futureResult.get()
             } onCancel: { [loop] in
-                loop.execute {
-                    guard let index = host.waiters.firstIndex(where: { $0.futureResult === promise.futureResult })
-                    else {
-                        return
-                    }
-                    host.waiters.remove(at: index)
-                    promise.fail(FaradayError(.cancelled, "The request was cancelled."))
-                }
+                loop.execute { giveUp(FaradayError(.cancelled, "The request was cancelled.")) }
             }
-            if let handed { return (handed, host) }
+            // A connection handed over and closed before this call could use it: its place is
+            // this call's, to open another in.
+            if let handed, !handed.handler.isClosed { return (handed, host) }
         } else {
             host.open += 1
         }
         // A place is free: open a connection in it.
         do {
-            if host.tls == nil, key.secure { host.tls = try tls() }
+            // Loading trust roots reads files: off the loop.
+            if host.tls == nil, key.secure { host.tls = try await Offload.run(tls) }
             let connection = try await Connector.connect(
                 key,
                 on: loop,
@@ -130,6 +144,8 @@ final class LoopPool: @unchecked Sendable {
                     return true
                 }
             }
+            // Hosts with nothing open or waiting are forgotten (their TLS context with them).
+            hosts = hosts.filter { $0.value.open > 0 || !$0.value.waiters.isEmpty }
             if let next { sweepIdle(at: next) }
         }
     }

@@ -115,7 +115,8 @@ public final class NIOAdapter: Adapter {
         (key, verifier) = try poolKey(for: request)
         let pool = pool()
         do {
-            if pool.loop.inEventLoop { return try await call(env, key: key, verifier: verifier, on: pool) }
+            // Already preferred when the handle ran the stack here; a call iterated from elsewhere
+            // (or a loop thread running the global executor's jobs) moves to the pool's loop.
             return try await withTaskExecutorPreference(pool.executor) {
                 try await call(env, key: key, verifier: verifier, on: pool)
             }
@@ -168,13 +169,25 @@ public final class NIOAdapter: Adapter {
         let request = env.request
         let options = request.options
         try env.cancellation.check()
+        // How the body goes: at once when it is in memory, else streamed. The stream is taken
+        // before a connection is, so that a one-shot body already used fails with nothing held.
+        let writeTimeout = options.writeTimeout ?? configuration.writeTimeout
+        let body = request.body.bytesInMemory
+        let stream = body != nil && (writeTimeout == nil || body?.isEmpty == true) ? nil : try request.body.makeStream()
+        let callDeadline = options.timeout.map { NIODeadline.now() + TimeAmount($0) }
         let (connection, host) = try await pool.lease(
             key,
             tls: { try self.tlsContext(options.tls) },
             verifier: verifier,
             connectTimeout: options.openTimeout ?? configuration.connectTimeout,
+            deadline: callDeadline,
             cancellation: env.cancellation
         )
+        // Cancelled while waiting for the connection: nothing is sent, and the connection is clean.
+        if env.cancellation.isCancelled {
+            pool.release(connection, to: host, reusable: true)
+            try env.cancellation.check()
+        }
         let channel = connection.channel
         let handler = connection.handler
         let exchange = Exchange(request: request, progress: env) { [loop = pool.loop] in
@@ -187,7 +200,9 @@ public final class NIOAdapter: Adapter {
             headers: HTTP1Messages.headers(of: request)
         )
         if !head.headers.contains(name: "host") { head.headers.add(name: "Host", value: Self.hostField(key)) }
-        let body = request.body.bytesInMemory
+        // The framing is the adapter's: a caller's own is replaced, never sent beside it.
+        head.headers.remove(name: "Content-Length")
+        head.headers.remove(name: "Transfer-Encoding")
         let length = body?.count ?? request.body.length
         if let length, length > 0 || Self.sendsLength(request.method) {
             head.headers.replaceOrAdd(name: "Content-Length", value: String(length))
@@ -196,12 +211,12 @@ public final class NIOAdapter: Adapter {
         }
         let keepAlive = head.isKeepAlive
 
-        // The whole call's deadline, from here to the response's end.
-        let deadline = options.timeout.map { timeout in
-            pool.loop.scheduleTask(in: TimeAmount(timeout)) {
+        // The whole call's deadline, from the start of the call to the response's end.
+        let deadline = callDeadline.map { callDeadline in
+            pool.loop.scheduleTask(deadline: callDeadline) {
                 handler.fail(
                     exchange,
-                    with: FaradayError(.callTimeout, "The call did not finish before its deadline (\(timeout)).")
+                    with: FaradayError(.callTimeout, "The call did not finish before its deadline.")
                 )
             }
         }
@@ -215,30 +230,37 @@ public final class NIOAdapter: Adapter {
         }
 
         // The request: at once when its body is in memory, else streamed in the background.
-        let writeTimeout = options.writeTimeout ?? configuration.writeTimeout
         let upload: Task<Void, Never>?
-        if let body, writeTimeout == nil || body.isEmpty {
+        if let body, stream == nil {
             channel.write(HTTPClientRequestPart.head(head), promise: nil)
-            if !body.isEmpty {
+            if body.isEmpty {
+                // Nothing can be left unsent on the connection; a write that fails closes it.
+                channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+                handler.requestEnded()
+            } else {
                 channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(data: body))), promise: nil)
+                // Ended once written: a server that answers before reading the whole body (a 413)
+                // leaves the connection with bytes still queued, not to be reused.
+                let sent = pool.loop.makePromise(of: Void.self)
+                sent.futureResult.whenSuccess {
+                    handler.requestEnded()
+                    env.reportProgress(sent: Int64(body.count), of: Int64(body.count))
+                }
+                channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: sent)
             }
-            channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
-            // A write that fails closes the connection, so it is never reused short of its request.
-            handler.requestEnded()
-            if !body.isEmpty { env.reportProgress(sent: Int64(body.count), of: Int64(body.count)) }
             upload = nil
-        } else {
-            let stream = try request.body.makeStream()
+        } else if let stream {
             channel.writeAndFlush(HTTPClientRequestPart.head(head), promise: nil)
             let sending = Upload(channel: channel, timeout: writeTimeout, request: request, progress: env)
             upload = Task {
                 do {
-                    try await sending.send(stream, length: length)
-                    try await pool.loop.submit { handler.requestEnded() }.get()
+                    try await sending.send(stream, length: length) { handler.requestEnded() }
                 } catch {
                     _ = try? await pool.loop.submit { handler.fail(exchange, with: error) }.get()
                 }
             }
+        } else {
+            upload = nil
         }
 
         let answer: Exchange.Head

@@ -14,12 +14,17 @@ struct Upload {
 
     /// Writes `stream` and the request's end; throws when the stream fails, its length differs
     /// from the declared `length`, or a slice is not taken within the timeout.
-    func send(_ stream: ByteStream, length: Int?) async throws {
+    ///
+    /// `ended` runs on the connection's loop once the request's end is written.
+    func send(_ stream: ByteStream, length: Int?, ended: @escaping @Sendable () -> Void) async throws {
         var sent: Int64 = 0
         for try await chunk in stream {
             var offset = chunk.startIndex
             while offset < chunk.endIndex {
                 let end = chunk.index(offset, offsetBy: 64 * 1024, limitedBy: chunk.endIndex) ?? chunk.endIndex
+                // Bytes past the declared length would reach the server as the start of another
+                // request: refused before they are written.
+                if let length, sent + Int64(end - offset) > Int64(length) { throw mismatch(length) }
                 let part = HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: chunk[offset..<end])))
                 try await written(channel.writeAndFlush(part))
                 sent += Int64(end - offset)
@@ -27,15 +32,19 @@ struct Upload {
                 offset = end
             }
         }
-        if let length, sent != Int64(length) {
-            throw FaradayError(
-                .invalidRequest,
-                "The request body's length (\(sent) bytes) differs from its declared length (\(length)).",
-                method: request.method,
-                url: request.url
-            )
-        }
-        try await written(channel.writeAndFlush(HTTPClientRequestPart.end(nil)))
+        if let length, sent != Int64(length) { throw mismatch(length) }
+        let end: EventLoopFuture<Void> = channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+        end.whenSuccess(ended)
+        try await written(end)
+    }
+
+    private func mismatch(_ length: Int) -> FaradayError {
+        FaradayError(
+            .invalidRequest,
+            "The request body's length differs from its declared length (\(length) bytes).",
+            method: request.method,
+            url: request.url
+        )
     }
 
     /// Waits for a write, failing with `FaradayError.Code.writeTimeout` when it takes longer than
