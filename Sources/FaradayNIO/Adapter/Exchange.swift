@@ -5,8 +5,9 @@ import NIOHTTP1
 
 /// One request and its response on a connection: the loop side hands in the head and the body's
 /// parts as they arrive; the consumer side awaits the head (in buffered mode, the whole body) and
-/// then, streamed, takes one part at a time. A streamed part is read from the socket only once the
-/// consumer took the previous ones, so a slow consumer slows the socket.
+/// then, streamed, takes one part at a time. The socket is read ahead of a streamed consumer up to
+/// ``highWatermark`` bytes, and again once it has taken all but ``lowWatermark`` of them, so a
+/// slow consumer slows the socket and a fast one never waits for a hop per part.
 final class Exchange: Sendable {
     /// The response head, and the whole body in buffered mode.
     struct Head: Sendable {
@@ -18,14 +19,22 @@ final class Exchange: Sendable {
         var headWaiter: CheckedContinuation<Head, any Error>?
         var head: HTTPResponseHead?
         var buffered = ByteBuffer()
-        /// Parts the consumer has not taken, oldest first (rarely more than one).
+        /// Parts the consumer has not taken, oldest first, and their bytes.
         var parts: [ByteBuffer] = []
+        var queuedBytes = 0
+        /// The connection holds its reads until the consumer catches up.
+        var readsHeld = false
         var partWaiter: CheckedContinuation<ByteBuffer?, any Error>?
         var isFinished = false
         var failure: (any Error)?
         var received: Int64 = 0
         var expected: Int64?
     }
+
+    /// Bytes a streamed consumer may fall behind before the socket is held back.
+    static let highWatermark = 1 << 20
+    /// Bytes left unread by the consumer when the socket is read again.
+    static let lowWatermark = 256 << 10
 
     private let state = NIOLockedValueBox(State())
     let streams: Bool
@@ -63,24 +72,37 @@ final class Exchange: Sendable {
     /// The next body part in streamed mode; `nil` at the end.
     func nextPart() async throws -> ByteBuffer? {
         try await withCheckedThrowingContinuation { continuation in
-            let (result, wantsMore) = state.withLockedValue { state -> (Result<ByteBuffer?, any Error>?, Bool) in
+            let (result, resume) = state.withLockedValue { state -> (Result<ByteBuffer?, any Error>?, Bool) in
+                let resume = { (state: inout State) -> Bool in
+                    guard state.readsHeld, state.queuedBytes < Self.lowWatermark else { return false }
+                    state.readsHeld = false
+                    return true
+                }
                 if !state.parts.isEmpty {
                     let part = state.parts.removeFirst()
-                    return (.success(part), state.parts.isEmpty && !state.isFinished && state.failure == nil)
+                    state.queuedBytes -= part.readableBytes
+                    return (.success(part), resume(&state))
                 }
                 if let failure = state.failure { return (.failure(failure), false) }
                 if state.isFinished { return (.success(nil), false) }
                 state.partWaiter = continuation
-                return (nil, true)
+                return (nil, resume(&state))
             }
-            if wantsMore { readMore() }
+            if resume { readMore() }
             if let result { continuation.resume(with: result) }
         }
     }
 
-    /// Whether the consumer has taken every part that arrived (the loop reads on only then).
-    var wantsMore: Bool {
-        state.withLockedValue { !streams || ($0.parts.isEmpty && !$0.isFinished) }
+    /// Whether the connection may read on: always for a buffered body; for a streamed one while
+    /// the consumer is less than ``highWatermark`` bytes behind (else the read is held, and
+    /// ``nextPart()`` asks for it once the consumer has caught up).
+    func shouldRead() -> Bool {
+        guard streams else { return true }
+        return state.withLockedValue { state in
+            guard state.queuedBytes >= Self.highWatermark else { return true }
+            state.readsHeld = true
+            return false
+        }
     }
 
     // MARK: Loop side
@@ -113,6 +135,7 @@ final class Exchange: Sendable {
             }
             guard let waiter = state.partWaiter else {
                 state.parts.append(part)
+                state.queuedBytes += part.readableBytes
                 return (state.received, state.expected, true, nil)
             }
             state.partWaiter = nil

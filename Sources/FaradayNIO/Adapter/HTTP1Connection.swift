@@ -132,7 +132,7 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
     // MARK: ChannelHandler
 
     func read(context: ChannelHandlerContext) {
-        if let exchange, !exchange.wantsMore {
+        if let exchange, !exchange.shouldRead() {
             heldRead = true
             return
         }

@@ -25,7 +25,7 @@ import NIOSSL
 /// and a request sent in full; one that failed, timed out or was cancelled is closed.
 ///
 /// It speaks HTTP/1.1 only (AsyncHTTPClientAdapter speaks HTTP/2 too), over TLS 1.2 or later
-/// with ``TLSOptions`` and certificate pinning, through HTTP (`CONNECT`) and SOCKS5 proxies.
+/// with `TLSOptions` and certificate pinning, through HTTP (`CONNECT`) and SOCKS5 proxies.
 /// Per request it honours `RequestOptions.timeout` (a deadline for the whole call), `openTimeout`
 /// (TCP, the proxy and TLS), `readTimeout` (between bytes, while the response is being read),
 /// `writeTimeout` (each slice of the request body), `maxBufferedBodySize` and `streaming`, and
@@ -126,37 +126,6 @@ public final class NIOAdapter: Adapter {
             }
             throw NIOErrors.faradayError(error, request: request)
         }
-    }
-
-    /// Where a request's connection goes, and the pin check a new one makes.
-    private func poolKey(for request: Request) throws(FaradayError) -> (PoolKey, ConnectionPinVerifier?) {
-        let url = request.url
-        let secure: Bool
-        switch url.scheme {
-        case "https", "HTTPS": secure = true
-        case "http", "HTTP": secure = false
-        case let scheme? where scheme.lowercased() == "https": secure = true
-        case let scheme? where scheme.lowercased() == "http": secure = false
-        default:
-            throw FaradayError(.invalidURL, "NIOAdapter speaks http and https only.", method: request.method, url: url)
-        }
-        guard let host = url.host, !host.isEmpty else {
-            throw FaradayError(.invalidURL, "The URL has no host.", method: request.method, url: url)
-        }
-        let pinning = try PinnedHost.forRequest(request)
-        let proxy = request.options.proxy?.proxy(for: url)
-        if let proxy, !proxy.isPlainHTTPOrOpenSOCKS5 {
-            throw proxy.refusal(by: "NIOAdapter", for: request)
-        }
-        let key = PoolKey(
-            secure: secure,
-            host: host,
-            port: url.port ?? (secure ? 443 : 80),
-            tls: request.options.tls.isDefault ? nil : request.options.tls,
-            pinned: pinning?.0,
-            proxy: proxy
-        )
-        return (key, pinning?.1)
     }
 
     /// The call on `pool`'s loop.
@@ -307,26 +276,5 @@ public final class NIOAdapter: Adapter {
     /// A TLS context with the adapter's settings and a request's options.
     private func tlsContext(_ options: TLSOptions) throws -> NIOSSLContext {
         try NIOSSLContext(configuration: TLSSettings.configuration(options, base: tlsBase) ?? tlsBase)
-    }
-
-    /// The request target: the path and query, as sent (origin form).
-    static func target(of url: URL) -> String {
-        let path = url.path(percentEncoded: true)
-        var target = path.isEmpty ? "/" : path
-        if let query = url.query(percentEncoded: true) { target += "?" + query }
-        return target
-    }
-
-    /// The `Host` field: the host, with the port when it is not the scheme's.
-    static func hostField(_ key: PoolKey) -> String {
-        let isIPv6 = key.host.utf8.contains(UInt8(ascii: ":")) && key.host.utf8.first != UInt8(ascii: "[")
-        let host = isIPv6 ? "[\(key.host)]" : key.host
-        return key.port == (key.secure ? 443 : 80) ? host : "\(host):\(key.port)"
-    }
-
-    /// Methods whose requests say `Content-Length: 0` when they have no body (RFC 9110 §8.6: a
-    /// method that expects a body).
-    static func sendsLength(_ method: HTTPRequest.Method) -> Bool {
-        method == .post || method == .put || method == .patch
     }
 }
