@@ -39,7 +39,7 @@ extension AsyncHTTPClientAdapter {
                             let end =
                                 chunk.index(offset, offsetBy: 64 * 1024, limitedBy: chunk.endIndex) ?? chunk.endIndex
                             let write = writer.write(.byteBuffer(ByteBuffer(bytes: chunk[offset..<end])))
-                            try await awaitWrite(write, timeout: timeout, failure: failure)
+                            try await write.get(within: timeout, orFail: failure)
                             offset = end
                         }
                     }
@@ -57,25 +57,5 @@ extension AsyncHTTPClientAdapter {
         } catch {
             throw faradayError(error, request: request)
         }
-    }
-
-    /// Waits for a body write, failing with `failure` when it takes longer than `timeout`.
-    private static func awaitWrite(
-        _ write: EventLoopFuture<Void>,
-        timeout: TimeAmount?,
-        failure: FaradayError
-    ) async throws {
-        guard let timeout else { return try await write.get() }
-        let outcome = write.eventLoop.makePromise(of: Void.self)
-        // The first of the timer and the write to flip `settled` settles the outcome.
-        let settled = Locked(false)
-        let timer = write.eventLoop.scheduleTask(in: timeout) {
-            if settled.setFirst() { outcome.fail(failure) }
-        }
-        write.whenComplete { result in
-            timer.cancel()
-            if settled.setFirst() { outcome.completeWith(result) }
-        }
-        try await outcome.futureResult.get()
     }
 }

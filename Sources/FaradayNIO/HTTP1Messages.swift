@@ -88,3 +88,22 @@ extension ByteBuffer {
         return true
     }
 }
+
+extension EventLoopFuture where Value == Void {
+    /// Waits for a write, failing with `failure` when it takes longer than `timeout` (`nil`: as
+    /// long as it takes): a request body's write timeout, on both adapters on SwiftNIO.
+    package func get(within timeout: TimeAmount?, orFail failure: FaradayError) async throws {
+        guard let timeout else { return try await get() }
+        let outcome = eventLoop.makePromise(of: Void.self)
+        // The first of the timer and the write to flip `settled` settles the outcome.
+        let settled = Locked(false)
+        let timer = eventLoop.scheduleTask(in: timeout) {
+            if settled.setFirst() { outcome.fail(failure) }
+        }
+        whenComplete { result in
+            timer.cancel()
+            if settled.setFirst() { outcome.completeWith(result) }
+        }
+        try await outcome.futureResult.get()
+    }
+}

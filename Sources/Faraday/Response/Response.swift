@@ -16,8 +16,8 @@ import Foundation
 /// ``completions`` runs the stack in the awaiting task (no extra task), and cancelling that task
 /// cancels the request down to the adapter; an adapter that names an executor for the call
 /// (``Adapter/preferredExecutor(for:)``, an event loop) has ``value`` and ``head`` run the stack
-/// on it, and the awaiting code resumes where it was. Adding a callback or calling ``wait(timeout:)`` runs it
-/// in a new task. A handle dropped without being consumed still sends its request: a task of its
+/// on it, and the awaiting code resumes where it was. Adding a callback or calling
+/// ``wait(timeout:)`` runs it in a new task. A handle dropped without being consumed still sends its request: a task of its
 /// own runs the call to the end, hooks and all.
 ///
 /// Completions reach the callbacks in order: ``onComplete(_:)`` sees every completion (each frame of

@@ -220,7 +220,12 @@ public final class NIOAdapter: Adapter {
             upload = nil
         } else if let stream {
             channel.writeAndFlush(HTTPClientRequestPart.head(head), promise: nil)
-            let sending = Upload(channel: channel, timeout: writeTimeout, request: request, progress: env)
+            let sending = Upload(
+                channel: channel,
+                timeout: writeTimeout.map(TimeAmount.init),
+                request: request,
+                progress: env
+            )
             upload = Task {
                 do {
                     try await sending.send(stream, length: length) { handler.requestEnded() }

@@ -8,9 +8,18 @@ import NIOHTTP1
 /// that stops reading fails it after the write timeout.
 struct Upload {
     let channel: any Channel
-    let timeout: Duration?
+    let timeout: TimeAmount?
     let request: Request
     let progress: Env
+
+    private var writeTimeout: FaradayError {
+        FaradayError(
+            .writeTimeout,
+            "The server did not accept the request body within the write timeout.",
+            method: request.method,
+            url: request.url
+        )
+    }
 
     /// Writes `stream` and the request's end; throws when the stream fails, its length differs
     /// from the declared `length`, or a slice is not taken within the timeout.
@@ -26,7 +35,8 @@ struct Upload {
                 // request: refused before they are written.
                 if let length, sent + Int64(end - offset) > Int64(length) { throw mismatch(length) }
                 let part = HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: chunk[offset..<end])))
-                try await written(channel.writeAndFlush(part))
+                let written: EventLoopFuture<Void> = channel.writeAndFlush(part)
+                try await written.get(within: timeout, orFail: writeTimeout)
                 sent += Int64(end - offset)
                 progress.reportProgress(sent: sent, of: length.map(Int64.init))
                 offset = end
@@ -35,7 +45,7 @@ struct Upload {
         if let length, sent != Int64(length) { throw mismatch(length) }
         let end: EventLoopFuture<Void> = channel.writeAndFlush(HTTPClientRequestPart.end(nil))
         end.whenSuccess(ended)
-        try await written(end)
+        try await end.get(within: timeout, orFail: writeTimeout)
     }
 
     private func mismatch(_ length: Int) -> FaradayError {
@@ -45,27 +55,5 @@ struct Upload {
             method: request.method,
             url: request.url
         )
-    }
-
-    /// Waits for a write, failing with `FaradayError.Code.writeTimeout` when it takes longer than
-    /// the timeout.
-    private func written(_ write: EventLoopFuture<Void>) async throws {
-        guard let timeout else { return try await write.get() }
-        let outcome = write.eventLoop.makePromise(of: Void.self)
-        let timer = write.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
-            outcome.fail(
-                FaradayError(
-                    .writeTimeout,
-                    "The server did not accept the request body within \(timeout).",
-                    method: request.method,
-                    url: request.url
-                )
-            )
-        }
-        write.whenComplete { result in
-            timer.cancel()
-            outcome.completeWith(result)
-        }
-        try await outcome.futureResult.get()
     }
 }
