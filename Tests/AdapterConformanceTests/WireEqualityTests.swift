@@ -61,6 +61,9 @@ extension AdapterConformance {
             }
             #expect(received[.asyncHTTPClient] == received[.urlSession], "\(received)")
             #expect(lengths[.asyncHTTPClient] == lengths[.urlSession])
+            // NIOAdapter sends exactly what AsyncHTTPClientAdapter sends.
+            #expect(received[.nio] == received[.asyncHTTPClient], "\(received)")
+            #expect(lengths[.nio] == lengths[.asyncHTTPClient])
         }
 
         /// The fields the server received. URLSession adds `Accept-Language` from the process's
