@@ -193,8 +193,5 @@ final class Exchange: Sendable {
         return failed
     }
 
-    /// Whether the response ended in full (not failed).
-    var isComplete: Bool { state.withLockedValue { $0.isFinished && $0.failure == nil } }
-
     static let endedWithoutHead = FaradayError(.invalidResponse, "The connection ended without a response head.")
 }

@@ -4,7 +4,8 @@ import NIOHTTP1
 import NIOSSL
 
 /// One HTTP/1.1 connection: its channel and the handler that runs one exchange on it at a time.
-/// Touched on its channel's event loop only.
+/// `@unchecked Sendable` without a lock: its loop is its lock. Every property is read and written on
+/// its channel's event loop only (by `LoopPool`, which checks `preconditionInEventLoop`).
 final class HTTP1Connection: @unchecked Sendable {
     let channel: any Channel
     let handler: ResponseHandler
@@ -26,6 +27,10 @@ final class HTTP1Connection: @unchecked Sendable {
 /// its way to the socket, which lets it through or holds it: no socket interest is changed for a
 /// response that is read as fast as it comes. An idle connection reads too, so that a server's
 /// close is seen before the next request.
+///
+/// `@unchecked Sendable` without a lock: its loop is its lock. NIO calls it on its channel's loop,
+/// and the adapter only from code on that loop (the call under the loop's executor preference, or
+/// closures it hands to `loop.execute`).
 final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundIn = HTTPClientRequestPart

@@ -3,9 +3,14 @@ import NIOCore
 import NIOSSL
 
 /// The connections of one event loop, by key: a call on a loop takes a connection of that loop, so
-/// that its bytes never leave the loop's thread. Touched on its loop only.
+/// that its bytes never leave the loop's thread.
+///
+/// `@unchecked Sendable` without a lock: its loop is its lock. Its mutable state (and its hosts')
+/// is touched on its loop only, which `lease` and `release` check (`preconditionInEventLoop`),
+/// and which the timers and cancellations reach through `loop.execute` or `scheduleTask`.
 final class LoopPool: @unchecked Sendable {
-    /// The connections to one key, and the calls waiting for one.
+    /// The connections to one key, and the calls waiting for one; on the pool's loop only, as
+    /// the pool (`@unchecked Sendable` for the same reason).
     final class Host: @unchecked Sendable {
         /// Idle connections, the most recently used last.
         fileprivate var idle: [HTTP1Connection] = []
