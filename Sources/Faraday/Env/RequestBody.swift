@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// A request body: nothing, bytes, a stream, or a value waiting to be encoded. The one body
 /// vocabulary of connections and typed endpoints alike.
@@ -49,9 +50,28 @@ public struct RequestBody: Sendable {
         RequestBody(storage: .bytes(data), contentType: contentType)
     }
 
-    /// A body of UTF-8 text (replayable), `text/plain; charset=utf-8` unless you say otherwise.
+    /// A body of text (replayable), `text/plain; charset=utf-8` unless you say otherwise, in
+    /// the encoding the `charset` of `contentType` names (UTF-8 without one):
+    /// `.text("café", contentType: "text/plain; charset=iso-8859-1")` sends `caf` and 0xE9.
+    ///
+    /// Text the charset cannot hold (a `€` in ISO-8859-15's place of `¤` is fine, a `日` is not),
+    /// or a charset this platform cannot write, is sent as UTF-8 with `charset=utf-8` in place of
+    /// the one given, so that the label always names the bytes; ``Charset/encode(_:)`` is the
+    /// way to be told instead.
     public static func text(_ string: String, contentType: String = "text/plain; charset=utf-8") -> RequestBody {
-        .bytes(Data(string.utf8), contentType: contentType)
+        guard let label = HTTPFields.mediaTypeParameters(contentType)["charset"], let charset = Charset(label: label),
+            charset != .utf8
+        else { return .bytes(Data(string.utf8), contentType: contentType) }
+        if let bytes = try? charset.encode(string) { return .bytes(bytes, contentType: contentType) }
+        return .bytes(Data(string.utf8), contentType: Self.replacingCharset(of: contentType, with: "utf-8"))
+    }
+
+    /// `contentType` with its `charset` parameter's value replaced.
+    private static func replacingCharset(of contentType: String, with charset: String) -> String {
+        contentType.split(separator: ";", omittingEmptySubsequences: false).map { piece in
+            let name = piece.split(separator: "=", maxSplits: 1).first.map { $0.trimmingHTTPWhitespace.lowercasedASCII }
+            return name == "charset" ? " charset=" + charset : String(piece)
+        }.joined(separator: ";")
     }
 
     /// A replayable streamed body: `makeStream` is called once per attempt and must produce the

@@ -23,8 +23,39 @@ public struct ResponseData: Sendable, Hashable {
         self.body = body
     }
 
-    /// The body as UTF-8 text, or `nil` if it is not valid UTF-8.
-    public var text: String? { String(data: body, encoding: .utf8) }
+    /// The body as text, or `nil` when it cannot be read as text; ``decodedText()`` says why.
+    public var text: String? { try? decodedText() }
+
+    /// The encoding the body is in, as browsers choose it: the `charset` of `Content-Type`,
+    /// else UTF-8. (A byte-order mark at the start of the body still wins when it is decoded.)
+    ///
+    /// - Throws: ``FaradayError/Code/unsupportedCharset`` for a `charset` that names no encoding.
+    public func charset() throws(FaradayError) -> Charset {
+        guard let label = headers.contentTypeParameters["charset"] else { return .utf8 }
+        guard let charset = Charset(label: label) else {
+            throw FaradayError(
+                .unsupportedCharset,
+                "The response's charset \"\(label)\" names no encoding.",
+                response: self
+            )
+        }
+        return charset
+    }
+
+    /// The body as text, decoded as browsers decode it: a byte-order mark names its encoding;
+    /// else the `charset` of `Content-Type` does (`iso-8859-1`, `windows-1252`, `Shift_JIS`…,
+    /// by the WHATWG Encoding Standard's labels); else it is UTF-8.
+    ///
+    /// - Throws: ``FaradayError/Code/parsingFailed`` for bytes that are not valid in that
+    ///   encoding; ``FaradayError/Code/unsupportedCharset`` for a `charset` that names no
+    ///   encoding, or one this platform cannot decode.
+    public func decodedText() throws(FaradayError) -> String {
+        do {
+            return try charset().decode(body)
+        } catch {
+            throw FaradayError(error.code, error.message, response: self)
+        }
+    }
 }
 
 extension ResponseData: CustomReflectable {

@@ -8,7 +8,7 @@ extension FaradayError {
             case bodyNotReplayable, bodyTooLarge, authenticationFailed, storageFailed
             case stackLocked, misplacedHandler, noAdapter, unsupportedOption, noStubMatched
             case connectionFailed, connectTimeout, readTimeout, writeTimeout, callTimeout
-            case tlsFailure, cancelled, invalidResponse, parsingFailed, unacceptableContentType
+            case tlsFailure, cancelled, invalidResponse, parsingFailed, unacceptableContentType, unsupportedCharset
             case tooManyRedirects, redirectLoop, insecureRedirect, decompressionFailed, frameTooLarge
             case relationNotFound
             case badRequest, unauthorized, forbidden, resourceNotFound, proxyAuthenticationRequired
@@ -75,6 +75,9 @@ extension FaradayError {
         public static let invalidResponse = Code(.invalidResponse)
         /// A response body could not be parsed; ``FaradayError/response`` holds the body.
         public static let parsingFailed = Code(.parsingFailed)
+        /// A body's `charset` names an encoding this platform cannot decode or write (see ``Charset``),
+        /// or one the Encoding Standard does not know.
+        public static let unsupportedCharset = Code(.unsupportedCharset)
         /// A frame of a streamed response is larger than ``Streaming/maxFrameSize``.
         public static let frameTooLarge = Code(.frameTooLarge)
         /// A compressed body is corrupt or truncated, or decodes past the ``Decompression`` limits.

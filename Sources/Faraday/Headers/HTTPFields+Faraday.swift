@@ -71,7 +71,11 @@ extension HTTPFields {
 
     /// The parameters of `Content-Type` (`charset`, `boundary`…), keys lowercased, quotes removed.
     public var contentTypeParameters: [String: String] {
-        guard let value = singleValue(.contentType) else { return [:] }
+        singleValue(.contentType).map(Self.mediaTypeParameters) ?? [:]
+    }
+
+    /// The parameters of a media type (`text/plain; charset=utf-8`), keys lowercased, quotes removed.
+    static func mediaTypeParameters(_ value: String) -> [String: String] {
         var parameters: [String: String] = [:]
         for piece in value.utf8.split(separator: UInt8(ascii: ";")).dropFirst().map(Substring.init) {
             guard let equals = piece.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes ``Params`` to a query string or form body and reads them back.
 ///
 /// Two encoders ship: ``NestedParamsEncoder`` (`a[b]=c`, `a[]=1`, Rack and Rails style, the
@@ -51,6 +53,46 @@ enum QueryEscaping {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// An encoded query or form whose percent-encoded UTF-8 is re-encoded in `charset` (the
+    /// characters it cannot hold written as `&#8364;`, as HTML forms write them); `nil` for UTF-8,
+    /// for the encodings forms never use (UTF-16 and "replacement" mean UTF-8 there) and for one
+    /// this platform cannot write.
+    static func transcode(_ encoded: String, to charset: Charset) -> String? {
+        guard !["UTF-8", "UTF-16LE", "UTF-16BE", "replacement"].contains(charset.name) else { return nil }
+        var output: [UInt8] = []
+        var run: [UInt8] = []  // the bytes of consecutive %XX escapes
+        func flushRun() throws(FaradayError) {
+            guard !run.isEmpty else { return }
+            let text = String(decoding: run, as: UTF8.self)
+            for byte in try charset.encode(text, unencodable: { "&#\($0.value);" }) { appendEscaped(byte) }
+            run = []
+        }
+        func appendEscaped(_ byte: UInt8) {
+            guard !isUnreserved(byte) else { return output.append(byte) }
+            output.append(contentsOf: [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
+        }
+        let bytes = Array(encoded.utf8)
+        var index = 0
+        do {
+            while index < bytes.count {
+                if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                    let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                {
+                    run.append(high << 4 | low)
+                    index += 3
+                    continue
+                }
+                try flushRun()
+                output.append(bytes[index])
+                index += 1
+            }
+            try flushRun()
+        } catch {
+            return nil
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// Decodes `%XX` escapes and `+` (as a space). Invalid escapes are kept as they are; bytes that

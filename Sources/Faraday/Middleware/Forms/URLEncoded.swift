@@ -22,15 +22,21 @@ public struct URLEncoded: Middleware {
         /// The encoder; `nil` uses the request's ``RequestOptions/paramsEncoder``.
         public var encoder: (any ParamsEncoder)?
 
+        /// The encoding of the form's text before it is percent-encoded: UTF-8 unless a server
+        /// wants a legacy one (`Charset(label: "windows-1252")`). A character it cannot hold is
+        /// written as HTML forms write it, `&#8364;`.
+        public var charset: Charset
+
         /// Creates the handler.
-        public init(encoder: (any ParamsEncoder)? = nil) {
+        public init(encoder: (any ParamsEncoder)? = nil, charset: Charset = .utf8) {
             self.encoder = encoder
+            self.charset = charset
         }
 
         public func build(app: any App) -> any Middleware { URLEncoded(app: app, handler: self) }
 
         package func encodeBody(of request: inout Request) {
-            URLEncoded.encode(&request, encoder: encoder ?? request.options.paramsEncoder)
+            URLEncoded.encode(&request, encoder: encoder ?? request.options.paramsEncoder, charset: charset)
         }
     }
 
@@ -38,11 +44,22 @@ public struct URLEncoded: Middleware {
         try handler.encodeBody(of: &env)
     }
 
-    /// Encodes a ``Params`` body in place; other bodies are left alone.
-    static func encode(_ request: inout Request, encoder: any ParamsEncoder) {
+    /// Encodes a ``Params`` body in place; other bodies are left alone. A charset other than
+    /// UTF-8 is named in `Content-Type`; one this platform cannot write falls back to UTF-8.
+    static func encode(_ request: inout Request, encoder: any ParamsEncoder, charset: Charset = .utf8) {
         guard let params = request.body.value as? Params else { return }
-        request.body = .bytes(Data(encoder.encode(params).utf8))
-        if !request.headers.contains(.contentType) { request.headers[.contentType] = mediaType }
+        var form = encoder.encode(params)
+        var sent = Charset.utf8
+        if let transcoded = QueryEscaping.transcode(form, to: charset) {
+            (form, sent) = (transcoded, charset)
+        }
+        request.body = .bytes(Data(form.utf8))
+        guard !request.headers.contains(.contentType) else { return }
+        if sent == .utf8 {
+            request.headers[.contentType] = mediaType
+        } else {
+            request.headers.setContentType(mediaType, parameters: ["charset": sent.name])
+        }
     }
 }
 
