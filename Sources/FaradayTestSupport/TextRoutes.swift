@@ -7,7 +7,8 @@ import NIOCore
 /// - `/text?charset=LABEL`: ``samples``' bytes for that label, as `text/plain; charset=LABEL`.
 /// - `/fixture?name=NAME&encoding=CODING&piece=N`: the file `NAME` of
 ///   `Tests/FaradayTests/Resources/compression` (made by the `brotli` and `zstd` programs),
-///   with `Content-Encoding: CODING`, chunked in pieces of `N` bytes (all at once without `piece`).
+///   with `Content-Encoding: CODING`, chunked in pieces of `N` bytes (all at once without `piece`);
+///   `truncate=K` leaves out its last K bytes (a compressed stream cut short in a whole HTTP body).
 package enum TextRoutes {
     /// Text and its bytes in an encoding, as Python's codecs wrote them (`str.encode`): the
     /// reference the decoders are held to. `iso-8859-1` is written as windows-1252, as browsers
@@ -54,8 +55,9 @@ package enum TextRoutes {
 
     static func fixture(_ request: ServerRequest, _ writer: ResponseWriter) async throws {
         guard let name = request.query["name"], !name.contains("/"),
-            let data = try? Data(contentsOf: fixtures.appending(path: name))
+            var data = try? Data(contentsOf: fixtures.appending(path: name))
         else { return try await writer.respond(404, text: "no such fixture") }
+        data = data.dropLast(request.int("truncate", default: 0))
         let headers = [
             ("content-type", "application/octet-stream"), ("content-encoding", request.query["encoding"] ?? ""),
         ]

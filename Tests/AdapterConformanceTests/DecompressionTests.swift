@@ -122,3 +122,75 @@ extension AdapterConformance {
         }
     }
 }
+
+extension AdapterConformance.DecompressionTests {
+    /// The reference tools' Brotli and zstd bodies (Tests/FaradayTests/Resources/compression),
+    /// sent in 7-byte chunks: decoded piece by piece to the same 300,000 bytes on every adapter
+    /// (URLSession's platform may decode them first; the body is the same either way).
+    @Test(arguments: AdapterKind.allCases, [false, true])
+    func brotliAndZstdBodiesAreDecoded(_ kind: AdapterKind, _ streamed: Bool) async throws {
+        try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
+            let fixtures = [
+                ("pattern-300000.br", "br"), ("pattern-300000-window.br", "br"), ("pattern-300000.zst", "zstd"),
+                ("pattern-300000-two-frames.zst", "zstd"),
+            ]
+            for (name, encoding) in fixtures {
+                let response = connection.get("fixture?name=\(name)&encoding=\(encoding)&piece=7") {
+                    if streamed { $0.options.streaming = .chunks }
+                }
+                var body = Data()
+                for try await env in response.completions where !streamed || !env.isFinal {
+                    body.append(env.body)
+                    #expect(env.responseHeaders[.contentEncoding] == nil, "\(name)")
+                }
+                #expect(body.count == 300_000, "\(name)")
+                #expect(Self.followsPattern(body), "\(name)")
+            }
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases, ["zeros-2GiB.br br", "zeros-2GiB.zst zstd"])
+    func aBrotliOrZstdBombIsStopped(_ kind: AdapterKind, _ fixture: String) async throws {
+        let parts = fixture.split(separator: " ")
+        try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
+            await #expect {
+                try await connection.get("fixture?name=\(parts[0])&encoding=\(parts[1])").value
+            } throws: { error in
+                guard let error = error as? FaradayError else { return false }
+                if kind == .urlSession && error.code == .bodyTooLarge {
+                    return true  // URLSession's platform decoded it; the buffered-body limit stopped it
+                }
+                return error.code == .decompressionFailed && error.message.contains("bomb")
+            }
+        }
+    }
+
+    @Test(arguments: AdapterKind.allCases, ["pattern-300000.br br", "pattern-300000.zst zstd"])
+    func aTruncatedBrotliOrZstdBodyIsAnError(_ kind: AdapterKind, _ fixture: String) async throws {
+        let parts = fixture.split(separator: " ")
+        try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
+            let response = connection.get("fixture?name=\(parts[0])&encoding=\(parts[1])&truncate=9")
+            do {
+                let env = try await response.value
+                // Only URLSession, whose platform decodes by itself, may hand over a short body.
+                #expect(kind == .urlSession)
+                #expect(env.body.count < 300_000)
+            } catch {
+                #expect((error as? FaradayError)?.code == .decompressionFailed, "\(error)")
+            }
+        }
+    }
+
+    /// RFC 9659 limits HTTP's zstd windows to 8 MiB; a frame that asks for 16 MiB is refused,
+    /// not allocated (by this middleware; URLSession's platform applies its own rule).
+    @Test(arguments: AdapterKind.allCases.filter { $0 != .urlSession })
+    func aZstdFrameWithAWindowPast8MiBIsRefused(_ kind: AdapterKind) async throws {
+        try await withConnection(kind, handlers: [Decompression.Handler()]) { connection, _ in
+            await #expect {
+                try await connection.get("fixture?name=pattern-300000-window16MiB.zst&encoding=zstd").value
+            } throws: { error in
+                (error as? FaradayError)?.code == .decompressionFailed
+            }
+        }
+    }
+}

@@ -122,21 +122,25 @@ import Testing
 
     @Test func otherEncodingsAndPlainBodiesPassThrough() async throws {
         #expect(try await get([Data("plain".utf8)], encoding: nil).text == "plain")
-        let (text, headers) = try await get([Data("br?".utf8)], encoding: "br")
-        #expect(text == "br?" && headers[.contentEncoding] == "br")
+        let (text, headers) = try await get([Data("lzw?".utf8)], encoding: "compress")
+        #expect(text == "lzw?" && headers[.contentEncoding] == "compress")
     }
 
     @Test func acceptEncodingIsSetUnlessTheRequestHasOne() async throws {
         let stubs = TestAdapter()
         stubs.get("/v1/x") { env, _ in StubResponse(body: env.request.headers[.acceptEncoding] ?? "") }
         let connection = try makeConnection([Decompression.Handler()], adapter: stubs)
-        #expect(try await connection.get("x").value.response?.text == "gzip, deflate")
+        #expect(try await connection.get("x").value.response?.text == Decompression.acceptEncoding)
+        #if os(Linux)
+        // CI installs libbrotli1 and libzstd1 (.ci/run); without them only gzip and deflate are offered.
+        #expect(Decompression.acceptEncoding == "gzip, deflate, br, zstd")
+        #endif
         #expect(
             try await connection.get("x", headers: [.acceptEncoding: "identity"]).value.response?.text == "identity"
         )
     }
 
-    @Test(arguments: [(false, "gzip", "add Decompression"), (true, "br", "reads gzip and deflate only")])
+    @Test(arguments: [(false, "gzip", "add Decompression"), (true, "compress", "reads gzip, deflate")])
     func aDecoderNamesTheFixForABodyStillEncoded(
         _ decompresses: Bool,
         _ encoding: String,

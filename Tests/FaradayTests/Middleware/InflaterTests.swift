@@ -12,7 +12,7 @@ import Testing
     /// (A stored one would work in most builds, and fail with `Z_STREAM_ERROR` only where Swift
     /// moved it; this keeps it from coming back.)
     @Test func zlibsStateIsNotAStoredProperty() {
-        let inflater = Inflater(format: .gzip, limits: Decompression.Limits())
+        let inflater = ZlibDecompressor(gzip: true)
         let stored = Mirror(reflecting: inflater).children.map { "\(type(of: $0.value))" }
         #expect(!stored.contains("z_stream"), "\(stored)")
         #expect(stored.contains { $0.contains("UnsafeMutablePointer<z_stream") })
@@ -20,14 +20,14 @@ import Testing
 
     /// Many inflaters fed one byte at a time, interleaved: each keeps its own state across
     /// thousands of zlib calls.
-    @Test(arguments: [Inflater.Format.gzip, .deflate])
-    func interleavedInflatersFedByteByByteEachDecodeTheirBody(_ format: Inflater.Format) throws {
+    @Test(arguments: [ContentCoding.gzip, .deflate])
+    func interleavedInflatersFedByteByByteEachDecodeTheirBody(_ format: ContentCoding) throws {
         let pattern = { (index: Int, offset: Int) in UInt8((offset * (index + 3)) % 251) }
         let bodies = (0..<8).map { index in Data((0..<4096).map { pattern(index, $0) }) }
         let encoded = bodies.indices.map { index in
             Compressor.compress(count: 4096, format: format == .gzip ? .gzip : .deflate) { pattern(index, $0) }
         }
-        let inflaters = bodies.map { _ in Inflater(format: format, limits: Decompression.Limits()) }
+        let inflaters = try bodies.map { _ in try ContentDecoder(coding: format, limits: Decompression.Limits()) }
         var decoded = bodies.map { _ in Data() }
         let longest = encoded.map(\.count).max() ?? 0
         for offset in 0..<longest {

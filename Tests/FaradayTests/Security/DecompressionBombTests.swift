@@ -38,7 +38,7 @@ import Testing
 
     @Test(arguments: [Decompression.Limits(), Decompression.Limits(maximumRatio: 100_000)])
     func aBufferedBombStopsAtTheBufferedLimit(_ limits: Decompression.Limits) throws {
-        let counting = Counting(Inflater(format: .gzip, limits: limits))
+        let counting = Counting(try ContentDecoder(coding: .gzip, limits: limits))
         #expect(Self.bomb.count > 4_000_000)
         #expect(throws: FaradayError.self) {
             try TransformedChunks.apply([counting], to: Self.bomb, limit: Self.limit)
@@ -71,7 +71,7 @@ import Testing
     @Test func aBodyUnderTheLimitDecodesWhole() throws {
         let members = Self.bomb.prefix(Self.bomb.count / 4000 * 3)  // three members: 3 MiB decoded
         let body = try TransformedChunks.apply(
-            [Inflater(format: .gzip, limits: .init(maximumRatio: 100_000))],
+            [try ContentDecoder(coding: .gzip, limits: .init(maximumRatio: 100_000))],
             to: Data(members),
             limit: Self.limit
         )

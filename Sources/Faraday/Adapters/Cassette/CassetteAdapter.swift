@@ -245,16 +245,14 @@ public final class CassetteAdapter: Adapter {
         var whole = chunks.reduce(into: Data()) { $0.append($1.0) }
         // An encoded body cannot be redacted as it is: it is kept decoded, without its encoding.
         if let encoding = headers[.contentEncoding]?.lowercased(), encoding != "identity" {
-            let format: Inflater.Format? =
-                encoding == "gzip" || encoding == "x-gzip" ? .gzip : encoding == "deflate" ? .deflate : nil
-            guard let format else {
+            guard let coding = ContentCoding(encoding), coding.isAvailable else {
                 throw FaradayError(
                     .unsupportedOption,
                     "The response is encoded with \(encoding), which the cassette cannot decode to redact it; ask for identity or gzip."
                 )
             }
-            let inflater = Inflater(format: format, limits: Decompression.Limits())
-            whole = try inflater.decode(whole) + inflater.finish()
+            let decoder = try ContentDecoder(coding: coding, limits: Decompression.Limits())
+            whole = try decoder.decode(whole) + decoder.finish()
             chunks = [(whole, chunks.first?.1 ?? 0)]
             headers[.contentEncoding] = nil
             if headers.contains(.contentLength) { headers[.contentLength] = String(whole.count) }

@@ -1,20 +1,23 @@
 import Foundation
 import HTTPTypes
 
-/// Asks for compressed responses and decodes them: gzip and deflate (zlib-wrapped or raw),
-/// buffered or streamed chunk by chunk, with limits that stop decompression bombs.
+/// Asks for compressed responses and decodes them: gzip and deflate (zlib-wrapped or raw)
+/// always, Brotli and Zstandard where the system has their libraries, buffered or streamed chunk
+/// by chunk, with limits that stop decompression bombs.
 ///
 /// ```swift
 /// builder.use(Decompression.Handler())
 /// ```
 ///
-/// It sets `Accept-Encoding: gzip, deflate` unless the request has one, and on a response with
-/// `Content-Encoding: gzip` or `deflate` it decodes the body's bytes before any layer's hooks see
-/// them (wherever it sits in the stack, buffered or streamed alike), and removes
-/// `Content-Encoding` and `Content-Length`, which describe the encoded bytes. Other encodings pass
-/// through untouched. A corrupt or truncated body, or one that grows past ``Limits``, fails with
-/// ``FaradayError/Code/decompressionFailed``; a buffered body that decodes to more than
-/// ``RequestOptions/maxBufferedBodySize`` fails with ``FaradayError/Code/bodyTooLarge``.
+/// It sets `Accept-Encoding` to the codings this build can read here (``acceptEncoding``:
+/// `gzip, deflate, br, zstd` where libbrotlidec and libzstd are installed, `gzip, deflate`
+/// where they are not) unless the request has one, and on a response in one of them it decodes
+/// the body's bytes before any layer's hooks see them (wherever it sits in the stack, buffered
+/// or streamed alike), and removes `Content-Encoding` and `Content-Length`, which describe the
+/// encoded bytes. Other encodings pass through untouched. A corrupt or truncated body, or one
+/// that grows past ``Limits``, fails with ``FaradayError/Code/decompressionFailed``; a buffered
+/// body that decodes to more than ``RequestOptions/maxBufferedBodySize`` fails with
+/// ``FaradayError/Code/bodyTooLarge``.
 ///
 /// ``URLSessionAdapter`` hands over bodies URLSession has already decoded (without
 /// `Content-Encoding`), which this middleware then leaves alone.
@@ -55,14 +58,25 @@ public struct Decompression: Middleware {
         public func build(app: any App) -> any Middleware { Decompression(app: app, handler: self) }
     }
 
+    /// The codings this build can decode on this machine, as the `Accept-Encoding` it sends:
+    /// `gzip, deflate`, then `br` and `zstd` where their system libraries load.
+    public static var acceptEncoding: String { ContentCoding.acceptEncoding }
+
     public func onRequest(_ env: inout Env) async throws {
-        if !env.request.headers.contains(.acceptEncoding) { env.request.headers[.acceptEncoding] = "gzip, deflate" }
+        if !env.request.headers.contains(.acceptEncoding) { env.request.headers[.acceptEncoding] = Self.acceptEncoding }
     }
 
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
         let completions = try await app.call(env)
-        guard var response = completions.head.response, let format = Self.format(response.headers) else {
+        guard var response = completions.head.response, let coding = Self.coding(response.headers) else {
             return completions
+        }
+        let decoder: ContentDecoder
+        do {
+            decoder = try ContentDecoder(coding: coding, limits: handler.limits)
+        } catch {
+            completions.cancel(with: error)
+            throw error
         }
         var head = completions.head
         head.decodedContentEncoding = response.headers.singleValue(.contentEncoding)
@@ -70,37 +84,28 @@ public struct Decompression: Middleware {
         response.headers[.contentLength] = nil
         head.response = response
         completions.head = head
-        return completions.transformBody(Inflater(format: format, limits: handler.limits))
+        return completions.transformBody(decoder)
     }
 
-    /// The format of a `Content-Encoding` this middleware decodes.
-    private static func format(_ headers: HTTPFields) -> Inflater.Format? {
-        headers.singleValue(.contentEncoding).flatMap(format)
-    }
-
-    /// The format of a `Content-Encoding` value this middleware decodes.
-    static func format(_ encoding: String) -> Inflater.Format? {
-        switch encoding.trimmingHTTPWhitespace.lowercasedASCII {
-        case "gzip", "x-gzip": .gzip
-        case "deflate": .deflate
-        default: nil
-        }
+    /// The coding of a response's `Content-Encoding`, when this middleware decodes it here.
+    private static func coding(_ headers: HTTPFields) -> ContentCoding? {
+        headers.singleValue(.contentEncoding).flatMap { ContentCoding($0) }.flatMap { $0.isAvailable ? $0 : nil }
     }
 }
 
 extension Env {
     /// Fails with a clear ``FaradayError/Code/parsingFailed`` when the response body is still
     /// content-encoded: the stack has no ``Decompression``, or the encoding is one it does not
-    /// read (`br`, `zstd`). Body decoders call it before parsing, so that gzip bytes are not
-    /// reported as "not valid JSON".
+    /// read here (see ``Decompression/acceptEncoding``). Body decoders call it before parsing, so
+    /// that gzip bytes are not reported as "not valid JSON".
     public func requireDecodedBody() throws(FaradayError) {
         guard let encoding = response?.headers.singleValue(.contentEncoding)?.trimmingHTTPWhitespace, !encoding.isEmpty,
             encoding.lowercasedASCII != "identity", response?.body.isEmpty == false
         else { return }
         let fix =
-            Decompression.format(String(encoding)) == nil
-            ? "Decompression reads gzip and deflate only; ask the server for one of them with Accept-Encoding"
-            : "add Decompression to the stack (anywhere: it decodes before any completion hook runs)"
+            ContentCoding(String(encoding))?.isAvailable == true
+            ? "add Decompression to the stack (anywhere: it decodes before any completion hook runs)"
+            : "Decompression reads \(Decompression.acceptEncoding) here; ask the server for one of them with Accept-Encoding"
         throw FaradayError(
             .parsingFailed,
             "The response body is still \(encoding)-encoded (Content-Encoding: \(encoding)): \(fix).",

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+@testable import Faraday
+@testable import FaradayTestSupport
+
+/// Brotli and Zstandard on the system's libraries, held to bodies the reference `brotli` and
+/// `zstd` programs made (Resources/compression, with the commands in its README): whole, byte by
+/// byte, cut short at every length, corrupted, followed by junk, and as bombs.
+@Suite(.timeLimit(.minutes(2))) struct ContentCodingTests {
+    static let pattern = Data((0..<300_000).map { UInt8($0 % 251) })
+    static let text = Data(#"{"hello":"world","note":"déjà vu – 日本語"}"#.utf8)
+
+    static func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: TextRoutes.fixtures.appending(path: name))
+    }
+
+    static let cases: [(name: String, coding: ContentCoding, plain: Data)] = [
+        ("pattern-300000.br", .brotli, pattern), ("pattern-300000-window.br", .brotli, pattern),
+        ("text.br", .brotli, text), ("pattern-300000.zst", .zstd, pattern),
+        ("pattern-300000-two-frames.zst", .zstd, pattern), ("text.zst", .zstd, text),
+    ]
+
+    private func decode(_ data: Data, _ coding: ContentCoding, pieceSize: Int? = nil) throws(FaradayError) -> Data {
+        let decoder = try ContentDecoder(coding: coding, limits: Decompression.Limits())
+        var output = Data()
+        let size = pieceSize ?? max(data.count, 1)
+        for start in stride(from: 0, to: data.count, by: size) {
+            output.append(try decoder.decode(data.subdata(in: start..<min(start + size, data.count))))
+        }
+        output.append(try decoder.finish())
+        return output
+    }
+
+    @Test func theLibrariesLoadOnLinux() {
+        #if os(Linux)
+        // .ci/run installs libbrotli1 and libzstd1: a missing one is a broken build machine.
+        #expect(ContentCoding.brotli.isAvailable)
+        #expect(ContentCoding.zstd.isAvailable)
+        #endif
+        #expect(Decompression.acceptEncoding.hasPrefix("gzip, deflate"))
+    }
+
+    @Test(arguments: cases.map(\.name))
+    func eachFixtureDecodesWholeAndByteByByte(_ name: String) throws {
+        let (_, coding, plain) = try #require(Self.cases.first { $0.name == name })
+        let data = try Self.fixture(name)
+        #expect(try decode(data, coding) == plain)
+        #expect(try decode(data, coding, pieceSize: 1) == plain)
+        #expect(try decode(data, coding, pieceSize: 13) == plain)
+    }
+
+    /// Every body cut short, at every length, fails at its end, never returns as if whole. (Two
+    /// zstd frames cut between them are one whole frame: that cut alone decodes, to its part.)
+    @Test(arguments: cases.map(\.name))
+    func everyTruncationFails(_ name: String) throws {
+        let (_, coding, plain) = try #require(Self.cases.first { $0.name == name })
+        let data = try Self.fixture(name)
+        for length in 1..<data.count {
+            do {
+                let output = try decode(data.prefix(length), coding)
+                #expect(
+                    name.contains("two-frames") && output == plain.prefix(100_000),
+                    "\(name) cut to \(length) bytes decoded"
+                )
+            } catch {
+                #expect(error.code == .decompressionFailed)
+            }
+        }
+    }
+
+    @Test(arguments: cases.map(\.name))
+    func junkAfterTheStreamFails(_ name: String) throws {
+        let (_, coding, _) = try #require(Self.cases.first { $0.name == name })
+        let data = try Self.fixture(name)
+        for junk in [Data([0x00]), Data("trailing".utf8)] {
+            #expect(throws: FaradayError.self, "\(name)") { try decode(data + junk, coding) }
+        }
+    }
+
+    /// Flipping any byte gives an error or some body; never a crash or a hang. zstd's checksum
+    /// catches most flips; Brotli has no checksum, and a flip often decodes to other bytes.
+    @Test(arguments: cases.map(\.name))
+    func corruptBytesNeverCrash(_ name: String) throws {
+        let (_, coding, _) = try #require(Self.cases.first { $0.name == name })
+        let data = try Self.fixture(name)
+        var failures = 0
+        for index in data.indices {
+            var corrupt = data
+            corrupt[index] ^= 0x5A
+            do {
+                _ = try decode(corrupt, coding)
+            } catch {
+                #expect(error.code == .decompressionFailed)
+                failures += 1
+            }
+        }
+        if coding == .zstd { #expect(failures > data.count / 2, "\(name): \(failures) of \(data.count) caught") }
+    }
+
+    /// 2 GiB of zeros stop at the ratio limit, having decoded little past it.
+    @Test(arguments: [("zeros-2GiB.br", ContentCoding.brotli), ("zeros-2GiB.zst", .zstd)])
+    func aBombStopsAtTheLimit(_ name: String, _ coding: ContentCoding) throws {
+        let data = try Self.fixture(name)
+        let limits = Decompression.Limits()
+        let decoder = try ContentDecoder(coding: coding, limits: limits)
+        var produced = 0
+        let error = #expect(throws: FaradayError.self) {
+            for start in stride(from: 0, to: data.count, by: 1024) {
+                produced += try decoder.decode(data.subdata(in: start..<min(start + 1024, data.count))).count
+            }
+        }
+        #expect(error?.code == .decompressionFailed)
+        #expect(error?.message.contains("bomb") == true, "\(error?.message ?? "")")
+        // The ratio allows 250 times what was read; decoding stopped within a window of that.
+        #expect(produced < Int(limits.maximumRatio) * data.count + (1 << 20), "decoded \(produced) bytes")
+    }
+
+    @Test func theSizeLimitHoldsForEachCoding() throws {
+        for (name, coding) in [("pattern-300000.br", ContentCoding.brotli), ("pattern-300000.zst", .zstd)] {
+            let decoder = try ContentDecoder(coding: coding, limits: .init(maximumSize: 100_000))
+            #expect(throws: FaradayError.self, "\(name)") { try decoder.decode(try Self.fixture(name)) }
+        }
+    }
+
+    @Test func aZstdWindowPast8MiBIsRefused() throws {
+        let data = try Self.fixture("pattern-300000-window16MiB.zst")
+        let error = #expect(throws: FaradayError.self) { try decode(data, .zstd) }
+        #expect(error?.code == .decompressionFailed)
+    }
+
+    @Test func anEmptyBodyIsWhole() throws {
+        for coding in ContentCoding.allCases {
+            #expect(try decode(Data(), coding).isEmpty)
+        }
+    }
+
+    @Test(arguments: [("gzip", ContentCoding.gzip), ("X-GZIP", .gzip), (" br ", .brotli), ("ZSTD", .zstd)])
+    func contentEncodingValuesNameCodings(_ value: String, _ coding: ContentCoding) {
+        #expect(ContentCoding(value) == coding)
+        #expect(ContentCoding("compress") == nil)
+    }
+}
