@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "FaradayHAL", targets: ["FaradayHAL"]),
         .library(name: "FaradayAsyncHTTPClient", targets: ["FaradayAsyncHTTPClient"]),
         .library(name: "FaradayNIO", targets: ["FaradayNIO"]),
+        .library(name: "FaradayXML", targets: ["FaradayXML"]),
         .library(name: "FaradayObservability", targets: ["FaradayObservability"]),
         .library(name: "FaradayOpenAPI", targets: ["FaradayOpenAPI"]),
     ],
@@ -44,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+        .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
     ],
     targets: [
         // zlib, from the system (Debian's zlib1g-dev; part of Apple's SDKs), for Decompression.
@@ -116,6 +118,12 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // XML bodies (EncodeXML, DecodeXML) on XMLCoder, kept out of the core so that it stays light.
+        .target(
+            name: "FaradayXML",
+            dependencies: ["Faraday", .product(name: "XMLCoder", package: "XMLCoder")],
             swiftSettings: swiftSettings
         ),
         // A ClientTransport for clients made by swift-openapi-generator, sending through a Connection.
@@ -224,6 +232,11 @@ let package = Package(
         .testTarget(
             name: "FaradayHALTests",
             dependencies: ["Faraday", "FaradayHAL", "FaradayAsyncHTTPClient", "FaradayNIO", "FaradayTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FaradayXMLTests",
+            dependencies: ["Faraday", "FaradayXML", "FaradayAsyncHTTPClient", "FaradayNIO", "FaradayTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -5,7 +5,7 @@
 # `swift package --disable-sandbox preview-documentation --target Faraday` serves one locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(Faraday FaradayHAL FaradayAsyncHTTPClient FaradayNIO FaradayObservability FaradayOpenAPI)
+targets=(Faraday FaradayHAL FaradayAsyncHTTPClient FaradayNIO FaradayObservability FaradayOpenAPI FaradayXML)
 for target in "${targets[@]}"; do
     swift package generate-documentation --target "$target" --warnings-as-errors
 done

@@ -32,8 +32,8 @@ enum Next { case keepAlive, close }
 /// - `/compressed?encoding=gzip|deflate|raw&size=N&zeros=1&chunked=1&truncate=1`: N bytes of the
 ///   `offset % 251` pattern (or zeros) compressed, with `Content-Encoding` (`raw` is sent as
 ///   `deflate` without the zlib wrapper); chunked in 1 KiB pieces, or cut short, on request.
-/// - `/text?charset=LABEL` and `/fixture?name=…`: text in other encodings and the reference
-///   tools' Brotli and zstd bodies (see `TextRoutes`).
+/// - `/text?charset=LABEL`, `/xml/NAME` and `/fixture?name=…`: text in other encodings, XML
+///   documents good and hostile, and the reference tools' Brotli and zstd bodies (see `TextRoutes`).
 /// - `/heartbeat?interval=MS&limit=N`: one chunk `{"date":"…","count":n}` and a newline every MS
 ///   milliseconds, N of them (the heartbeat endpoint of the original Swift Faraday tests).
 /// - `/events?perConnection=N&total=T`: server-sent events with ids 1…T and `retry: 10`, starting
@@ -249,6 +249,7 @@ enum Routes {
         case ("zstd", nil): try await ServerLikeRoutes.encoded("zstd", ServerLikeRoutes.zstdBody, writer)
         case ("cached", nil): try await ServerLikeRoutes.cached(request, writer)
         case ("text", nil): try await TextRoutes.text(request, writer)
+        case ("xml", let name?): try await TextRoutes.xml(name, writer)
         case ("fixture", nil): try await TextRoutes.fixture(request, writer)
         case ("download", let size?): return try await DownloadRoutes.download(Int(size) ?? 0, request, writer)
         case ("hal", _): try await HALRoutes.respond(to: request, with: writer)

@@ -5,6 +5,8 @@ import NIOCore
 /// bodies the reference tools made (`/fixture`):
 ///
 /// - `/text?charset=LABEL`: ``samples``' bytes for that label, as `text/plain; charset=LABEL`.
+/// - `/xml/NAME`: one of ``xmlDocuments`` as an XML API sends it (`application/xml;
+///   charset=utf-8`, an Atom feed as `application/atom+xml`), hostile ones among them.
 /// - `/fixture?name=NAME&encoding=CODING&piece=N`: the file `NAME` of
 ///   `Tests/FaradayTests/Resources/compression` (made by the `brotli` and `zstd` programs),
 ///   with `Content-Encoding: CODING`, chunked in pieces of `N` bytes (all at once without `piece`);
@@ -41,6 +43,45 @@ package enum TextRoutes {
     /// The folder of the compressed fixtures, found from this file's place in the repository.
     package static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appending(path: "../../Tests/FaradayTests/Resources/compression").standardizedFileURL
+
+    /// XML documents as servers send them, good and hostile.
+    package static let xmlDocuments: [String: String] = [
+        "order": #"""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!-- an order, as a shop's API answers -->
+        <order><id>7</id><customer>Zoë</customer><items>tea</items><items>scones &amp; jam</items>\#
+        <total>12.5</total></order>
+        """#,
+        "feed": #"""
+        <?xml version="1.0" encoding="utf-8"?>
+        <feed xmlns="http://www.w3.org/2005/Atom"><title>Faraday news</title>\#
+        <entry><title>XML</title><summary><![CDATA[<!DOCTYPE html> is <b>text</b> here]]></summary></entry>\#
+        </feed>
+        """#,
+        // "Billion laughs": ten entities of ten references each, nine deep.
+        "bomb": #"""
+        <?xml version="1.0"?>
+        <!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">\#
+        <!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">\#
+        <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>
+        <order><id>&lol3;</id></order>
+        """#,
+        // An external entity: a parser that resolves it reads a local file into the document.
+        "xxe": #"""
+        <?xml version="1.0"?>
+        <!-- a comment first, then the declaration -->
+        <!DOCTYPE order [<!ENTITY secret SYSTEM "file:///etc/passwd">]>
+        <order><id>&secret;</id></order>
+        """#,
+        "deep": String(repeating: "<a>", count: 100_000) + String(repeating: "</a>", count: 100_000),
+        "malformed": "<?xml version=\"1.0\"?>\n\n<order>\n\n<id>7</id>\n\n<items>tea</order>\n",
+    ]
+
+    static func xml(_ name: String, _ writer: ResponseWriter) async throws {
+        guard let document = xmlDocuments[name] else { return try await writer.respond(404, text: "no such document") }
+        let type = name == "feed" ? "application/atom+xml" : "application/xml; charset=utf-8"
+        try await writer.respond(200, headers: [("content-type", type)], body: ByteBuffer(string: document))
+    }
 
     static func text(_ request: ServerRequest, _ writer: ResponseWriter) async throws {
         guard let label = request.query["charset"], let sample = samples.first(where: { $0.label == label }) else {

@@ -1,0 +1,165 @@
+import Faraday
+import Foundation
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// What a response's XML may be before anything decodes it: the defences against hostile XML.
+public struct XMLLimits: Sendable, Hashable {
+    /// The largest document, in bytes.
+    public var maximumSize: Int
+    /// The deepest nesting of elements.
+    public var maximumDepth: Int
+
+    /// Creates limits; by default 16 MiB and 256 levels (libxml2's own default depth limit, deeper
+    /// than any real document and shallow enough to decode without running out of stack).
+    public init(maximumSize: Int = 16 << 20, maximumDepth: Int = 256) {
+        self.maximumSize = maximumSize
+        self.maximumDepth = maximumDepth
+    }
+}
+
+/// Checks a document before XMLCoder reads it: no document type declaration (the place of the
+/// entity declarations behind "billion laughs" expansion and external entities), no deeper
+/// nesting or larger size than ``XMLLimits`` allows, and well-formed XML.
+struct XMLSafetyCheck {
+    let limits: XMLLimits
+
+    /// Throws a `parsingFailed` (or `bodyTooLarge`) error naming what the document breaks.
+    func check(_ document: Data) throws(XMLRefusal) {
+        guard document.count <= limits.maximumSize else {
+            throw XMLRefusal(
+                tooLarge: true,
+                "The XML document is \(document.count) bytes, more than the \(limits.maximumSize) allowed."
+            )
+        }
+        if Self.prologDeclaresDocumentType(document) {
+            throw XMLRefusal(
+                "The XML document has a document type declaration (<!DOCTYPE …>), which can declare entities that expand without bound or read local files; such documents are refused."
+            )
+        }
+        let delegate = WellFormednessCheck(maximumDepth: limits.maximumDepth)
+        let parser = XMLParser(data: document)
+        parser.delegate = delegate
+        parser.shouldResolveExternalEntities = false
+        // Linux's XMLParser recovers from some errors and returns `true` (and says nothing of an
+        // unclosed root): the delegate's own count and first error decide.
+        let parsed = parser.parse()
+        if delegate.isTooDeep {
+            throw XMLRefusal("The XML document nests elements deeper than \(limits.maximumDepth) levels.")
+        }
+        if let problem = delegate.firstError ?? parser.parserError.map({ WellFormednessCheck.describe($0, parser) })
+            ?? (parsed ? nil : "it could not be parsed")
+            ?? (delegate.rootCount == 0 ? "it has no root element" : nil)
+            ?? (delegate.depth != 0 ? "it ends before its elements close" : nil)
+        {
+            throw XMLRefusal("The response body is not well-formed XML: \(problem).")
+        }
+    }
+
+    /// Whether the prolog (what comes before the root element: the XML declaration, comments,
+    /// processing instructions, whitespace) holds `<!DOCTYPE`. After the root element starts a
+    /// `<!DOCTYPE` is not a declaration (it can only be text of a CDATA section or a comment), so
+    /// the scan stops there.
+    static func prologDeclaresDocumentType(_ document: Data) -> Bool {
+        let bytes = [UInt8](document)
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        func starts(_ text: String, at position: Int) -> Bool {
+            let pattern = Array(text.utf8)
+            return position + pattern.count <= bytes.count
+                && Array(bytes[position..<position + pattern.count]) == pattern
+        }
+        func skip(past terminator: String, from position: Int) -> Int? {
+            let pattern = Array(terminator.utf8)
+            var cursor = position
+            while cursor + pattern.count <= bytes.count {
+                if Array(bytes[cursor..<cursor + pattern.count]) == pattern { return cursor + pattern.count }
+                cursor += 1
+            }
+            return nil
+        }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D:
+                index += 1
+            case UInt8(ascii: "<"):
+                if starts("<!DOCTYPE", at: index) { return true }
+                if starts("<?", at: index) {
+                    guard let next = skip(past: "?>", from: index + 2) else { return false }
+                    index = next
+                } else if starts("<!--", at: index) {
+                    guard let next = skip(past: "-->", from: index + 4) else { return false }
+                    index = next
+                } else {
+                    return false  // the root element
+                }
+            default:
+                // Not a UTF-8 prolog (UTF-16, or not XML at all): refuse a declaration anywhere
+                // rather than guess where the prolog ends. (The UTF-16LE pattern is in the
+                // UTF-16BE one too, a byte later.)
+                return skip(past: "<!DOCTYPE", from: index) != nil
+                    || skip(past: "<\0!\0D\0O\0C\0T\0Y\0P\0E", from: index) != nil
+            }
+        }
+        return false
+    }
+}
+
+/// Why ``XMLSafetyCheck`` refused a document.
+struct XMLRefusal: Error {
+    let isTooLarge: Bool
+    let message: String
+
+    init(tooLarge: Bool = false, _ message: String) {
+        isTooLarge = tooLarge
+        self.message = message
+    }
+}
+
+/// Counts the depth and the root elements as the parser meets them, stops it past the depth
+/// limit, and keeps the first error it reports.
+private final class WellFormednessCheck: NSObject, XMLParserDelegate {
+    let maximumDepth: Int
+    private(set) var depth = 0
+    private(set) var rootCount = 0
+    private(set) var isTooDeep = false
+    private(set) var firstError: String?
+
+    init(maximumDepth: Int) {
+        self.maximumDepth = maximumDepth
+    }
+
+    /// The parser's error, by its code and where it stopped (Linux gives no description).
+    static func describe(_ error: any Error, _ parser: XMLParser) -> String {
+        "parser error \((error as NSError).code) at line \(parser.lineNumber), column \(parser.columnNumber)"
+    }
+
+    func parser(
+        _ parser: XMLParser,
+        didStartElement elementName: String,
+        namespaceURI: String?,
+        qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        if depth == 0 { rootCount += 1 }
+        depth += 1
+        if depth > maximumDepth {
+            isTooDeep = true
+            parser.abortParsing()
+        }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        depth -= 1
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        if firstError == nil { firstError = Self.describe(parseError, parser) }
+    }
+
+    func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
+        firstError = firstError ?? "it declares an entity"  // unreachable without a DTD; refused all the same
+        parser.abortParsing()
+    }
+}
