@@ -141,3 +141,29 @@ import Testing
         #expect(ContentCoding("compress") == nil)
     }
 }
+
+extension ContentCodingTests {
+    /// A buffered Brotli or zstd bomb, with the ratio limit raised as a user might: the buffered
+    /// body's limit stops it within a window of output, although one small piece of input decodes
+    /// to a gigabyte (Brotli's best ratio is over a million to one, deflate's about a thousand).
+    @Test(arguments: [("zeros-2GiB.br", "br"), ("zeros-2GiB.zst", "zstd")])
+    func aBufferedBombStopsAtTheBufferedLimitThroughTheStack(_ name: String, _ encoding: String) async throws {
+        let bomb = try Self.fixture(name)
+        let stubs = TestAdapter()
+        stubs.get("/v1/bomb") { _, _ in
+            StubResponse(headers: [.contentEncoding: encoding], body: bomb)
+        }
+        let connection = try Connection(url: "https://example.com/v1") { builder in
+            builder.use(Decompression.Handler(limits: .init(maximumRatio: 1e9)))
+            builder.adapter = stubs
+        }
+        let peakBefore = ProcessMemory.peak
+        await #expect {
+            try await connection.get("bomb") { $0.options.maxBufferedBodySize = 1 << 20 }.value
+        } throws: { error in
+            (error as? FaradayError)?.code == .bodyTooLarge
+        }
+        let growth = ProcessMemory.peak - peakBefore
+        #expect(growth < 256 << 20, "peak memory grew by \(growth >> 20) MiB")
+    }
+}

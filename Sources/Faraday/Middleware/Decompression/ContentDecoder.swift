@@ -18,6 +18,10 @@ protocol Decompressor: AnyObject {
 /// How much a body has decoded against ``Decompression/Limits``: the check that stops bombs.
 struct DecodedSize {
     let limits: Decompression.Limits
+    /// The buffered body's limit (``RequestOptions/maxBufferedBodySize``) when the body is read
+    /// whole: checked here, within one window of output, since a few bytes of Brotli can decode
+    /// to a gigabyte before the reader sees the piece's output.
+    let bufferedLimit: Int?
     /// Compressed bytes the decompressor has read, before this piece.
     private(set) var consumed = 0
     /// Decoded bytes, before this piece.
@@ -28,6 +32,12 @@ struct DecodedSize {
     /// room for its unread bytes).
     func check(output: Int, input: Int) throws(FaradayError) {
         let out = produced + output
+        if let bufferedLimit, out > bufferedLimit {
+            throw FaradayError(
+                .bodyTooLarge,
+                "The decoded response body is larger than \(bufferedLimit) bytes (RequestOptions.maxBufferedBodySize)."
+            )
+        }
         if out > limits.maximumSize {
             throw FaradayError(
                 .decompressionFailed,
@@ -57,10 +67,11 @@ final class ContentDecoder: BodyTransform, @unchecked Sendable {
     private var budget: DecodedSize
     private var hasInput = false
 
-    /// A decoder for `coding`; fails when this build cannot read it (its library is missing).
-    init(coding: ContentCoding, limits: Decompression.Limits) throws(FaradayError) {
+    /// A decoder for `coding`, within `limits` and, for a body read whole, `bufferedLimit`;
+    /// fails when this build cannot read the coding (its library is missing).
+    init(coding: ContentCoding, limits: Decompression.Limits, bufferedLimit: Int? = nil) throws(FaradayError) {
         decompressor = try coding.makeDecompressor()
-        budget = DecodedSize(limits: limits)
+        budget = DecodedSize(limits: limits, bufferedLimit: bufferedLimit)
     }
 
     /// Decodes the next piece of the body.

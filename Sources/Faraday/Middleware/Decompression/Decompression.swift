@@ -73,7 +73,12 @@ public struct Decompression: Middleware {
         }
         let decoder: ContentDecoder
         do {
-            decoder = try ContentDecoder(coding: coding, limits: handler.limits)
+            let options = env.request.options
+            decoder = try ContentDecoder(
+                coding: coding,
+                limits: handler.limits,
+                bufferedLimit: options.streaming == nil ? options.maxBufferedBodySize : nil
+            )
         } catch {
             completions.cancel(with: error)
             throw error
