@@ -47,6 +47,7 @@ pattern = bytes(i % 251 for i in range(300_000))
 (work / "pattern-300000").write_bytes(pattern)
 (work / "pattern-first-100000").write_bytes(pattern[:100_000])
 (work / "pattern-rest-200000").write_bytes(pattern[100_000:])
+(work / "pattern-131072").write_bytes(pattern[:131_072])
 (work / "text").write_bytes('{"hello":"world","note":"déjà vu – 日本語"}'.encode("utf-8"))
 PY
 
@@ -60,6 +61,11 @@ brotli -c -q 11 < "$work/pattern-300000" > "$out/pattern-300000.br"
 "${zstd_c[@]}" -3 < "$work/pattern-rest-200000" > "$work/frame2.zst"
 cat "$work/frame1.zst" "$work/frame2.zst" > "$out/pattern-300000-two-frames.zst"
 brotli -c -q 5 -w 24 < "$work/pattern-300000" > "$out/pattern-300000-window.br"
+# Two decoder windows (64 KiB) exactly: a frame that ends at a window's end.
+"${zstd_c[@]}" -19 < "$work/pattern-131072" > "$out/pattern-131072.zst"
+brotli -c -q 11 < "$work/pattern-131072" > "$out/pattern-131072.br"
+# A 16 MiB window, past the 8 MiB RFC 9659 lets HTTP's zstd use.
+"${zstd_c[@]}" --long=24 < "$work/pattern-300000" > "$out/pattern-300000-window16MiB.zst"
 head -c "$zeros" /dev/zero | brotli -c > "$out/zeros-2GiB.br"
 head -c "$zeros" /dev/zero | "${zstd_c[@]}" > "$out/zeros-2GiB.zst"
 brotli -c < "$work/text" > "$out/text.br"
@@ -83,6 +89,9 @@ roundtrip pattern-300000.br pattern-300000
 roundtrip pattern-300000.zst pattern-300000
 roundtrip pattern-300000-two-frames.zst pattern-300000
 roundtrip pattern-300000-window.br pattern-300000
+roundtrip pattern-131072.zst pattern-131072
+roundtrip pattern-131072.br pattern-131072
+roundtrip pattern-300000-window16MiB.zst pattern-300000
 roundtrip zeros-2GiB.br zeros
 roundtrip zeros-2GiB.zst zeros
 roundtrip text.br text
@@ -146,7 +155,7 @@ else
 fi
 
 names=(pattern-300000.br pattern-300000.zst pattern-300000-two-frames.zst pattern-300000-window.br
-    zeros-2GiB.br zeros-2GiB.zst text.br text.zst)
+    pattern-131072.zst pattern-131072.br pattern-300000-window16MiB.zst zeros-2GiB.br zeros-2GiB.zst text.br text.zst)
 for name in "${names[@]}"; do
     printf '%8d  %s\n' "$(stat -c %s "$out/$name")" "$(cd "$out" && sha256sum "$name")"
 done

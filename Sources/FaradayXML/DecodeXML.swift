@@ -61,24 +61,14 @@ public struct DecodeXML: Middleware {
     }
 
     public func onComplete(_ env: inout Env) throws {
-        var settings = XMLSettings(makeDecoder: handler.makeDecoder, limits: handler.limits, isChecked: false)
+        var settings = XMLSettings(makeDecoder: handler.makeDecoder, limits: handler.limits, checkedBody: nil)
         defer { env[XMLSettingsKey.self] = settings }
         guard let response = env.response, env.hasBodyToDecode, handler.decodes(response.headers.contentType) else {
             return
         }
         try env.requireDecodedBody()
-        do {
-            try XMLSafetyCheck(limits: handler.limits).check(response.body)
-        } catch {
-            throw FaradayError(
-                error.isTooLarge ? .bodyTooLarge : .parsingFailed,
-                error.message,
-                method: env.request.method,
-                url: env.request.url,
-                response: response
-            )
-        }
-        settings.isChecked = true
+        try env.checkXML(limits: handler.limits)
+        settings.checkedBody = response.body
     }
 }
 
@@ -86,8 +76,9 @@ public struct DecodeXML: Middleware {
 struct XMLSettings: Sendable {
     let makeDecoder: @Sendable () -> XMLDecoder
     let limits: XMLLimits
-    /// Whether ``DecodeXML`` checked this completion's body already.
-    var isChecked: Bool
+    /// The body ``DecodeXML`` checked, so that decoding it does not check it again (a layer above
+    /// that replaced the body has it checked anew).
+    var checkedBody: Data?
 }
 
 enum XMLSettingsKey: EnvKey { typealias Value = XMLSettings }
@@ -102,19 +93,9 @@ extension Env {
     public func decodeXML<Value: Decodable>(_ type: Value.Type) throws(FaradayError) -> Value {
         let settings =
             self[XMLSettingsKey.self]
-            ?? XMLSettings(makeDecoder: { XMLDecoder() }, limits: XMLLimits(), isChecked: false)
+            ?? XMLSettings(makeDecoder: { XMLDecoder() }, limits: XMLLimits(), checkedBody: nil)
         try requireDecodedBody()
-        do {
-            if !settings.isChecked { try XMLSafetyCheck(limits: settings.limits).check(body) }
-        } catch {
-            throw FaradayError(
-                error.isTooLarge ? .bodyTooLarge : .parsingFailed,
-                error.message,
-                method: request.method,
-                url: request.url,
-                response: response
-            )
-        }
+        if settings.checkedBody != body { try checkXML(limits: settings.limits) }
         let decoder = settings.makeDecoder()
         decoder.errorContextLength = 0  // XMLCoder's error context indexes lines and can trap on odd input
         do {
@@ -127,6 +108,22 @@ extension Env {
                 url: request.url,
                 response: response,
                 underlying: error
+            )
+        }
+    }
+
+    /// Checks the body against `limits` (see ``XMLLimits``), failing with `parsingFailed`, or
+    /// `bodyTooLarge` for the size, carrying the response.
+    fileprivate func checkXML(limits: XMLLimits) throws(FaradayError) {
+        do {
+            try XMLSafetyCheck(limits: limits).check(body)
+        } catch {
+            throw FaradayError(
+                error.isTooLarge ? .bodyTooLarge : .parsingFailed,
+                error.message,
+                method: request.method,
+                url: request.url,
+                response: response
             )
         }
     }

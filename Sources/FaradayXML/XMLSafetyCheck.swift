@@ -34,6 +34,11 @@ struct XMLSafetyCheck {
                 "The XML document is \(document.count) bytes, more than the \(limits.maximumSize) allowed."
             )
         }
+        if let problem = Self.unreadableEncoding(document) {
+            throw XMLRefusal(
+                "The XML document \(problem); it is refused rather than checked in an encoding it might not be in."
+            )
+        }
         if Self.prologDeclaresDocumentType(document) {
             throw XMLRefusal(
                 "The XML document has a document type declaration (<!DOCTYPE …>), which can declare entities that expand without bound or read local files; such documents are refused."
@@ -58,26 +63,55 @@ struct XMLSafetyCheck {
         }
     }
 
+    /// Why the document's bytes cannot be checked as they will be parsed, if they cannot: the
+    /// check reads ASCII (or UTF-16 after a byte-order mark), so a document in an encoding where
+    /// `<!DOCTYPE` is other bytes (UTF-16 or UTF-32 without a mark, EBCDIC, UTF-7, which the
+    /// parser would detect or be told of) is refused.
+    static func unreadableEncoding(_ document: Data) -> String? {
+        let bytes = [UInt8](document.prefix(512))
+        // UTF-16 after a byte-order mark: prologDeclaresDocumentType scans it as such.
+        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return nil }
+        let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+        guard let first = text.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
+        guard first == UInt8(ascii: "<"), !text.prefix(4).contains(0) else {
+            return
+                "does not start with \"<\" in an ASCII-compatible encoding (UTF-16 or UTF-32 without a byte-order mark, or EBCDIC)"
+        }
+        guard let declared = declaredEncoding(String(decoding: text, as: UTF8.self)) else { return nil }
+        guard let charset = Charset(label: declared),
+            !["UTF-16LE", "UTF-16BE", "ISO-2022-JP", "replacement"].contains(charset.name)
+        else { return "declares the encoding \"\(declared)\"" }
+        return nil
+    }
+
+    /// The `encoding` of an XML declaration (`<?xml version="1.0" encoding="…"?>`) at the start.
+    private static func declaredEncoding(_ start: String) -> String? {
+        let trimmed = start.drop { $0.isWhitespace }
+        guard trimmed.hasPrefix("<?xml"), let end = trimmed.range(of: "?>") else { return nil }
+        let declaration = trimmed[..<end.lowerBound]
+        guard let key = declaration.range(of: "encoding") else { return nil }
+        let rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        return String(rest.dropFirst().prefix { $0 != quote })
+    }
+
     /// Whether the prolog (what comes before the root element: the XML declaration, comments,
     /// processing instructions, whitespace) holds `<!DOCTYPE`. After the root element starts a
     /// `<!DOCTYPE` is not a declaration (it can only be text of a CDATA section or a comment), so
     /// the scan stops there.
     static func prologDeclaresDocumentType(_ document: Data) -> Bool {
         let bytes = [UInt8](document)
+        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
+            // UTF-16 (after unreadableEncoding): a declaration anywhere is refused. The UTF-16LE
+            // pattern is in UTF-16BE's bytes too, one byte later.
+            return bytes.firstRange(of: Array("<\0!\0D\0O\0C\0T\0Y\0P\0E".utf8)) != nil
+        }
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         func starts(_ text: String, at position: Int) -> Bool {
-            let pattern = Array(text.utf8)
-            return position + pattern.count <= bytes.count
-                && Array(bytes[position..<position + pattern.count]) == pattern
+            bytes[position...].starts(with: text.utf8)
         }
         func skip(past terminator: String, from position: Int) -> Int? {
-            let pattern = Array(terminator.utf8)
-            var cursor = position
-            while cursor + pattern.count <= bytes.count {
-                if Array(bytes[cursor..<cursor + pattern.count]) == pattern { return cursor + pattern.count }
-                cursor += 1
-            }
-            return nil
+            bytes[position...].firstRange(of: Array(terminator.utf8))?.upperBound
         }
         while index < bytes.count {
             switch bytes[index] {
@@ -95,11 +129,7 @@ struct XMLSafetyCheck {
                     return false  // the root element
                 }
             default:
-                // Not a UTF-8 prolog (UTF-16, or not XML at all): refuse a declaration anywhere
-                // rather than guess where the prolog ends. (The UTF-16LE pattern is in the
-                // UTF-16BE one too, a byte later.)
-                return skip(past: "<!DOCTYPE", from: index) != nil
-                    || skip(past: "<\0!\0D\0O\0C\0T\0Y\0P\0E", from: index) != nil
+                return false  // text before the root: not well-formed, which the parser reports
             }
         }
         return false

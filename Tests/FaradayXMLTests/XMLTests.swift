@@ -198,6 +198,43 @@ struct Order: Codable, Sendable, Equatable {
         #expect(error?.message.contains("document type declaration") == true)
     }
 
+    /// Encodings in which `<!DOCTYPE` is other bytes than ASCII's, which the parser detects or is
+    /// told of: refused, not scanned as if they were ASCII.
+    @Test func documentsInEncodingsTheCheckCannotReadAreRefused() async throws {
+        func utf16LE(_ text: String) -> Data { Data(text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }) }
+        let declaration = #"<!DOCTYPE r [<!ENTITY e "EXPANDED">]><r>&e;</r>"#
+        let documents: [Data] = [
+            utf16LE(#"<?xml version="1.0" encoding="UTF-16"?>"# + declaration),  // no byte-order mark
+            Data((#"<?xml version="1.0" encoding="UTF-7"?>"# + "+ADwAIQ-DOCTYPE r+AD4-<r/>").utf8),
+            Data([0x4C, 0x6F, 0xA7, 0x94, 0x40, 0xA5]),  // "<?xml v" in EBCDIC
+        ]
+        for document in documents {
+            let stubs = TestAdapter()
+            stubs.get("/v1/doc") { _, _ in StubResponse(headers: [.contentType: "application/xml"], body: document) }
+            let connection = try Connection(url: "https://api.example.com/v1") { builder in
+                builder.use(DecodeXML.Handler())
+                builder.adapter = stubs
+            }
+            let error = await #expect(throws: FaradayError.self) { try await connection.get("doc").value }
+            #expect(error?.code == .parsingFailed)
+            #expect(error?.message.contains("refused rather than checked") == true, "\(error?.message ?? "")")
+        }
+    }
+
+    @Test func aDocumentInALegacyEncodingIsReadAndDecoded() async throws {
+        struct Name: Decodable, Equatable { var first: String }
+        let latin1 =
+            Data(#"<?xml version="1.0" encoding="ISO-8859-1"?><name><first>Zo"#.utf8) + Data([0xEB])
+            + Data("</first></name>".utf8)
+        let stubs = TestAdapter()
+        stubs.get("/v1/doc") { _, _ in StubResponse(headers: [.contentType: "application/xml"], body: latin1) }
+        let connection = try Connection(url: "https://api.example.com/v1") { builder in
+            builder.use(DecodeXML.Handler())
+            builder.adapter = stubs
+        }
+        #expect(try await connection.get("doc").decodeXML(Name.self) == Name(first: "Zoë"))
+    }
+
     @Test func textThatLooksLikeADeclarationInsideTheDocumentIsFine() async throws {
         let connection = try stubbed(TextRoutes.xmlDocuments["feed"] ?? "", contentType: "application/atom+xml")
         let env = try await connection.get("doc").value

@@ -66,8 +66,25 @@ extension ResponseDecoder where Resource: Decodable {
 }
 
 extension ResponseDecoder where Resource == String {
-    /// The body as UTF-8 text; bytes that are not UTF-8 are a parsing error.
-    public static var text: Self { .text(encoding: .utf8) }
+    /// The body as text in its declared charset, as ``ResponseData/decodedText()`` reads it (a
+    /// byte-order mark, else the `charset` of `Content-Type`, else UTF-8); bytes that are not
+    /// valid in it are a parsing error.
+    public static var text: Self {
+        ResponseDecoder { env in
+            guard let response = env.response else { return "" }
+            switch Result(catching: { () throws(FaradayError) in try response.decodedText() }) {
+            case .success(let text): return text
+            case .failure(let error):
+                throw FaradayError(
+                    error.code,
+                    error.message,
+                    method: env.request.method,
+                    url: env.request.url,
+                    response: response
+                )
+            }
+        }
+    }
 
     /// The body as text in `encoding`; bytes that are not valid in it are a parsing error.
     public static func text(encoding: String.Encoding) -> Self {

@@ -62,7 +62,11 @@ public struct RequestBody: Sendable {
         guard let label = HTTPFields.mediaTypeParameters(contentType)["charset"], let charset = Charset(label: label),
             charset != .utf8
         else { return .bytes(Data(string.utf8), contentType: contentType) }
-        if let bytes = try? charset.encode(string) { return .bytes(bytes, contentType: contentType) }
+        if let bytes = try? charset.encode(string) {
+            // A bare `utf-16` is read big-endian without a byte-order mark (RFC 2781): say which.
+            let mark = label.trimmingHTTPWhitespace.lowercasedASCII == "utf-16" ? Data([0xFF, 0xFE]) : Data()
+            return .bytes(mark + bytes, contentType: contentType)
+        }
         return .bytes(Data(string.utf8), contentType: Self.replacingCharset(of: contentType, with: "utf-8"))
     }
 

@@ -26,32 +26,24 @@ public struct ResponseData: Sendable, Hashable {
     /// The body as text, or `nil` when it cannot be read as text; ``decodedText()`` says why.
     public var text: String? { try? decodedText() }
 
-    /// The encoding the body is in, as browsers choose it: the `charset` of `Content-Type`,
-    /// else UTF-8. (A byte-order mark at the start of the body still wins when it is decoded.)
-    ///
-    /// - Throws: ``FaradayError/Code/unsupportedCharset`` for a `charset` that names no encoding.
-    public func charset() throws(FaradayError) -> Charset {
-        guard let label = headers.contentTypeParameters["charset"] else { return .utf8 }
-        guard let charset = Charset(label: label) else {
-            throw FaradayError(
-                .unsupportedCharset,
-                "The response's charset \"\(label)\" names no encoding.",
-                response: self
-            )
-        }
-        return charset
+    /// The encoding the body is declared in: the `charset` of `Content-Type` when it is one of the
+    /// Encoding Standard's labels, else UTF-8 (as browsers read a label they do not know). A
+    /// byte-order mark at the start of the body still wins when it is decoded.
+    public var charset: Charset {
+        headers.contentTypeParameters["charset"].flatMap { Charset(label: $0) } ?? .utf8
     }
 
     /// The body as text, decoded as browsers decode it: a byte-order mark names its encoding;
     /// else the `charset` of `Content-Type` does (`iso-8859-1`, `windows-1252`, `Shift_JIS`…,
-    /// by the WHATWG Encoding Standard's labels); else it is UTF-8.
+    /// by the WHATWG Encoding Standard's labels); else, or for a label the standard does not
+    /// know, it is UTF-8.
     ///
     /// - Throws: ``FaradayError/Code/parsingFailed`` for bytes that are not valid in that
-    ///   encoding; ``FaradayError/Code/unsupportedCharset`` for a `charset` that names no
-    ///   encoding, or one this platform cannot decode.
+    ///   encoding; ``FaradayError/Code/unsupportedCharset`` for an encoding this platform cannot
+    ///   decode (EUC-JP on Linux) and for the standard's "replacement" encoding.
     public func decodedText() throws(FaradayError) -> String {
         do {
-            return try charset().decode(body)
+            return try charset.decode(body)
         } catch {
             throw FaradayError(error.code, error.message, response: self)
         }

@@ -75,8 +75,8 @@ extension FaradayError {
         public static let invalidResponse = Code(.invalidResponse)
         /// A response body could not be parsed; ``FaradayError/response`` holds the body.
         public static let parsingFailed = Code(.parsingFailed)
-        /// A body's `charset` names an encoding this platform cannot decode or write (see ``Charset``),
-        /// or one the Encoding Standard does not know.
+        /// A body's `charset` names an encoding this platform cannot decode or write (see
+        /// ``Charset``), or the Encoding Standard's "replacement" encoding, which none may decode.
         public static let unsupportedCharset = Code(.unsupportedCharset)
         /// A frame of a streamed response is larger than ``Streaming/maxFrameSize``.
         public static let frameTooLarge = Code(.frameTooLarge)

@@ -60,7 +60,7 @@ enum QueryEscaping {
     /// for the encodings forms never use (UTF-16 and "replacement" mean UTF-8 there) and for one
     /// this platform cannot write.
     static func transcode(_ encoded: String, to charset: Charset) -> String? {
-        guard !["UTF-8", "UTF-16LE", "UTF-16BE", "replacement"].contains(charset.name) else { return nil }
+        guard !["UTF-8", "UTF-16LE", "UTF-16BE"].contains(charset.name), charset.isWritable else { return nil }
         var output: [UInt8] = []
         var run: [UInt8] = []  // the bytes of consecutive %XX escapes
         func flushRun() throws(FaradayError) {

@@ -126,7 +126,8 @@ struct TransformedChunks: AsyncSequence, Sendable {
     /// ``FaradayError/Code/bodyTooLarge`` as soon as what came out passes `limit`: a small
     /// compressed body never grows to the decompressor's own limits first (urllib3
     /// CVE-2025-66471). Each piece is small enough that even at deflate's best ratio it cannot
-    /// take the output more than about 64 KiB past the limit.
+    /// take the output more than about 64 KiB past the limit. (Brotli's and Zstandard's ratios
+    /// have no such bound: ``Decompression``'s decoder checks the same limit as it writes.)
     static func apply(_ transforms: [any BodyTransform], to data: Data, limit: Int) throws(FaradayError) -> Data {
         guard !transforms.isEmpty else { return data }
         var body = Data()

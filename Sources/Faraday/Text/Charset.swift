@@ -20,9 +20,13 @@ public struct Charset: Sendable, Hashable, CustomStringConvertible {
     private init(name: String) { self.name = name }
 
     /// The encoding a label names (any of the standard's labels, in any case, with surrounding
-    /// whitespace), or `nil` when it names none.
+    /// ASCII whitespace), or `nil` when it names none.
     public init?(label: String) {
-        guard let name = WHATWGEncodingTables.labels[label.trimmingHTTPWhitespace.lowercasedASCII] else { return nil }
+        let whitespace: Set<UInt8> = [0x09, 0x0A, 0x0C, 0x0D, 0x20]
+        let bytes = label.utf8.drop(while: whitespace.contains).reversed().drop(while: whitespace.contains).reversed()
+        guard let name = WHATWGEncodingTables.labels[String(decoding: bytes, as: UTF8.self).lowercasedASCII] else {
+            return nil
+        }
         self.name = name
     }
 
@@ -154,7 +158,7 @@ public struct Charset: Sendable, Hashable, CustomStringConvertible {
                 } else if let unencodable {
                     data.append(contentsOf: unencodable(scalar).utf8)
                 } else {
-                    guard foundationEncoding.map(Self.foundationEncodes) ?? true else { throw unsupported("encode") }
+                    guard isWritable else { throw unsupported("encode") }
                     throw FaradayError(
                         .encodingFailed,
                         "The text has a character (U+\(String(scalar.value, radix: 16, uppercase: true))) that \(name) cannot write."
@@ -175,7 +179,14 @@ public struct Charset: Sendable, Hashable, CustomStringConvertible {
             return [UInt8(0x80 + index)]
         }
         guard let encoding = foundationEncoding, let data = String(scalar).data(using: encoding) else { return nil }
-        return Array(data)
+        // GBK is gb18030 without its four-byte sequences.
+        return name == "GBK" && data.count == 4 ? nil : Array(data)
+    }
+
+    /// Whether this platform can write this encoding at all (Linux's Foundation cannot write
+    /// EUC-JP).
+    var isWritable: Bool {
+        name != "replacement" && (foundationEncoding.map(Self.foundationEncodes) ?? true)
     }
 
     // MARK: Foundation's encodings

@@ -9,6 +9,7 @@ import Testing
 /// byte, cut short at every length, corrupted, followed by junk, and as bombs.
 @Suite(.timeLimit(.minutes(2))) struct ContentCodingTests {
     static let pattern = Data((0..<300_000).map { UInt8($0 % 251) })
+    static let zeros = Data(count: 200_000)
     static let text = Data(#"{"hello":"world","note":"déjà vu – 日本語"}"#.utf8)
 
     static func fixture(_ name: String) throws -> Data {
@@ -19,6 +20,7 @@ import Testing
         ("pattern-300000.br", .brotli, pattern), ("pattern-300000-window.br", .brotli, pattern),
         ("text.br", .brotli, text), ("pattern-300000.zst", .zstd, pattern),
         ("pattern-300000-two-frames.zst", .zstd, pattern), ("text.zst", .zstd, text),
+        ("pattern-131072.zst", .zstd, pattern.prefix(131_072)), ("pattern-131072.br", .brotli, pattern.prefix(131_072)),
     ]
 
     private func decode(_ data: Data, _ coding: ContentCoding, pieceSize: Int? = nil) throws(FaradayError) -> Data {
@@ -127,6 +129,18 @@ import Testing
         let data = try Self.fixture("pattern-300000-window16MiB.zst")
         let error = #expect(throws: FaradayError.self) { try decode(data, .zstd) }
         #expect(error?.code == .decompressionFailed)
+    }
+
+    /// Bodies whose decoded size falls at or near a multiple of the decoders' 64 KiB window, in
+    /// one piece: a raw deflate stream has no trailer to keep input pending while zlib still holds
+    /// output, and a zstd frame can end exactly at a window's end.
+    @Test(arguments: [65_535, 65_536, 65_737, 131_072, 196_608])
+    func bodiesEndingAtAWindowsEndDecodeWhole(_ size: Int) throws {
+        for format in [Compressor.Format.gzip, .deflate, .raw] {
+            let compressed = Compressor.compress(count: size, format: format) { _ in 0 }
+            let coding: ContentCoding = format == .gzip ? .gzip : .deflate
+            #expect(try decode(compressed, coding) == Self.zeros.prefix(size), "\(format) \(size)")
+        }
     }
 
     @Test func anEmptyBodyIsWhole() throws {

@@ -107,8 +107,8 @@ import Testing
 
     @Test func withoutACharsetTheBodyIsUTF8() throws {
         #expect(try response(Array("déjà".utf8), contentType: "text/html").decodedText() == "déjà")
-        #expect(try response(Array("déjà".utf8), contentType: nil).charset() == .utf8)
-        #expect(try response([], contentType: "text/plain; charset=\"Shift_JIS\"").charset().name == "Shift_JIS")
+        #expect(response(Array("déjà".utf8), contentType: nil).charset == .utf8)
+        #expect(response([], contentType: "text/plain; charset=\"Shift_JIS\"").charset.name == "Shift_JIS")
     }
 
     @Test func invalidBytesAreAParsingFailure() {
@@ -132,8 +132,64 @@ import Testing
         }
     }
 
-    @Test func anUnknownOrRefusedCharsetIsUnsupported() {
-        for label in ["klingon", "iso-2022-kr", "x-unknown"] {
+    /// A label the standard does not know is read as UTF-8, as browsers read it; a byte-order
+    /// mark wins over any label.
+    @Test func anUnknownLabelIsReadAsUTF8AndAMarkWinsOverIt() throws {
+        #expect(try response(Array("déjà".utf8), contentType: "text/plain; charset=utf8mb4").decodedText() == "déjà")
+        #expect(response([], contentType: "text/plain; charset=klingon").charset == .utf8)
+        let marked = response([0xEF, 0xBB, 0xBF, 0x68, 0x69], contentType: "text/plain; charset=utf8mb4")
+        #expect(marked.text == "hi")
+        let replacement = response([0xFF, 0xFE, 0x68, 0x00], contentType: "text/plain; charset=iso-2022-kr")
+        #expect(replacement.text == "h", "the mark names UTF-16 before the label is looked at")
+    }
+
+    @Test(arguments: ["\tutf-8\n", "\r\u{0C}UTF-8 "])
+    func labelsAreTrimmedOfASCIIWhitespace(_ label: String) {
+        #expect(Charset(label: label) == .utf8)
+    }
+
+    @Test func gbkHasNoFourByteSequencesButGB18030Does() throws {
+        let gbk = try #require(Charset(label: "gbk"))
+        #expect(throws: FaradayError.self) { try gbk.encode("😀") }
+        #expect(try gbk.encode("中") == Data([0xD6, 0xD0]))
+        #expect(try #require(Charset(label: "gb18030")).encode("😀").count == 4)
+    }
+
+    @Test func aBareUTF16BodyCarriesAByteOrderMark() {
+        let body = RequestBody.text("hé", contentType: "text/plain; charset=utf-16")
+        #expect(body.bytesInMemory == Data([0xFF, 0xFE, 0x68, 0x00, 0xE9, 0x00]))
+        let little = RequestBody.text("h", contentType: "text/plain; charset=utf-16le")
+        #expect(little.bytesInMemory == Data([0x68, 0x00]))
+    }
+
+    /// A form in a charset this platform cannot write goes as UTF-8, labelled so, not as
+    /// references to every character.
+    @Test func aFormInACharsetThePlatformCannotWriteIsUTF8() async throws {
+        for label in Self.foundationLacks {
+            let stubs = TestAdapter()
+            stubs.stub(.post, .path("/v1/form"), response: StubResponse(status: .ok))
+            let charset = try #require(Charset(label: label))
+            let connection = try makeConnection([URLEncoded.Handler(charset: charset)], adapter: stubs)
+            _ = try await connection.post("form", body: .form(["city": "東京"])).value
+            let request = try #require(stubs.calls.first)
+            #expect(String(decoding: try request.body.bytes, as: UTF8.self) == "city=%E6%9D%B1%E4%BA%AC")
+            #expect(request.headers[.contentType] == "application/x-www-form-urlencoded")
+        }
+    }
+
+    @Test func theEndpointTextDecoderReadsTheCharset() async throws {
+        let stubs = TestAdapter()
+        stubs.get("/v1/page") { _, _ in
+            StubResponse(headers: [.contentType: "text/html; charset=windows-1251"], body: Data([0xCF, 0xF0, 0xE8]))
+        }
+        let connection = try makeConnection(adapter: stubs)
+        #expect(try await connection.get("page").value.response?.text == "При")
+        let api = API(connection: connection, base: Endpoint(decoder: .none))
+        #expect(try await api.send(api.get(.text, from: "page")) == "При")
+    }
+
+    @Test func aRefusedOrUndecodableCharsetIsUnsupported() {
+        for label in ["iso-2022-kr", "replacement"] + Self.foundationLacks {
             let response = response(Array("hi".utf8), contentType: "text/plain; charset=\(label)")
             #expect(response.text == nil)
             do {

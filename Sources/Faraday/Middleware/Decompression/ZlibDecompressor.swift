@@ -77,14 +77,20 @@ final class ZlibDecompressor: Decompressor {
         stream.pointee.avail_in = uInt(input.count)
         defer { stream.pointee.next_in = nil }
         let before = output.count
-        while stream.pointee.avail_in > 0 {
+        // Until the input is read and zlib has nothing more to write: a full window may hold back
+        // output of input already read (raw deflate has no trailer to keep `avail_in` above 0).
+        while !isFinished && (stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0) {
             stream.pointee.next_out = start
             stream.pointee.avail_out = uInt(window.count)
             let result = inflate(stream, Z_NO_FLUSH)
             output.append(start, count: window.count - Int(stream.pointee.avail_out))
             try budget.check(output: output.count - before, input: input.count - Int(stream.pointee.avail_in))
             switch result {
-            case Z_OK, Z_BUF_ERROR: continue
+            case Z_OK:
+                continue
+            case Z_BUF_ERROR:
+                guard stream.pointee.avail_in > 0 else { break }  // nothing more to write yet
+                continue
             case Z_STREAM_END:
                 if isGzip && stream.pointee.avail_in > 0 {
                     inflateReset(stream)  // another gzip member follows

@@ -21,7 +21,10 @@ final class ZstdDecompressor: Decompressor {
         }
         self.library = library
         self.context = context
-        _ = library.setParameter(context, Library.windowLogMax, 23)
+        guard library.isError(library.setParameter(context, Library.windowLogMax, 23)) == 0 else {
+            _ = library.freeContext(context)
+            throw FaradayError(.decompressionFailed, "libzstd refused the 8 MiB window limit.")
+        }
     }
 
     deinit {
@@ -54,7 +57,10 @@ final class ZstdDecompressor: Decompressor {
             output.append(start.assumingMemoryBound(to: UInt8.self), count: destination.position)
             try budget.check(output: output.count - before, input: source.position)
             isBetweenFrames = result == 0
-            outputWasFull = destination.position == destination.size
+            // A full window may hold back more of this frame; a frame that ended exactly at the
+            // window's end (0: decoded and flushed) does not, and another call would start
+            // reading the next frame's header from no input.
+            outputWasFull = destination.position == destination.size && result != 0
         } while source.position < source.size || outputWasFull
         budget.add(output: output.count - before, input: input.count)
     }
