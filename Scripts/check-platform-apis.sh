@@ -13,6 +13,7 @@ rules=(
     '\bAsync(Sequence|IteratorProtocol)<|AsyncSequence with primary associated types is macOS 15 / iOS 18: erase behind a protocol (ByteStream)'
     'next\(isolation:|next(isolation:) is macOS 15 / iOS 18: call next()'
     'Task\.immediate|Task\(name:|Task.immediate and Task(name:) are macOS 26 / iOS 26'
+    'String\(validating:|String(validating:as:) is macOS 15 / iOS 18: use String(utf8Validating:) (Headers/HTTPText.swift)'
     '\b(U?Int128|InlineArray|RawSpan|MutableSpan|UTF8Span)\b|Int128 is macOS 15, InlineArray and the Span types macOS 26'
 )
 found=0

@@ -54,10 +54,10 @@ public struct RequestBody: Sendable {
     /// the encoding the `charset` of `contentType` names (UTF-8 without one):
     /// `.text("café", contentType: "text/plain; charset=iso-8859-1")` sends `caf` and 0xE9.
     ///
-    /// Text the charset cannot hold (a `€` in ISO-8859-15's place of `¤` is fine, a `日` is not),
-    /// or a charset this platform cannot write, is sent as UTF-8 with `charset=utf-8` in place of
-    /// the one given, so that the label always names the bytes; ``Charset/encode(_:)`` is the
-    /// way to be told instead.
+    /// Text the charset cannot hold (a `日` in ISO-8859-1), or a charset this platform cannot
+    /// write, is sent as UTF-8 with `charset=utf-8` in place of the one given, so that the label
+    /// always names the bytes; ``Charset/encode(_:)`` is the way to be told instead. A bare
+    /// `charset=utf-16` body starts with a byte-order mark.
     public static func text(_ string: String, contentType: String = "text/plain; charset=utf-8") -> RequestBody {
         guard let label = HTTPFields.mediaTypeParameters(contentType)["charset"], let charset = Charset(label: label),
             charset != .utf8

@@ -64,7 +64,7 @@ public struct Charset: Sendable, Hashable, CustomStringConvertible {
     private func decodeWithoutBOM(_ bytes: Data) throws(FaradayError) -> String {
         switch name {
         case "UTF-8":
-            guard let text = String(validating: bytes, as: UTF8.self) else { throw invalid("UTF-8") }
+            guard let text = bytes.withUnsafeBytes({ String(utf8Validating: $0) }) else { throw invalid("UTF-8") }
             return text
         case "UTF-16LE", "UTF-16BE":
             return try decodeUTF16(bytes, bigEndian: name == "UTF-16BE")
@@ -96,9 +96,8 @@ public struct Charset: Sendable, Hashable, CustomStringConvertible {
             units.append(bigEndian ? first << 8 | second : second << 8 | first)
             index += 2
         }
-        guard let text = String(validating: units, as: UTF16.self) else {
-            throw invalid("\(name): an unpaired surrogate")
-        }
+        let text = String(decoding: units, as: UTF16.self)  // an unpaired surrogate becomes U+FFFD
+        guard text.utf16.elementsEqual(units) else { throw invalid("\(name): an unpaired surrogate") }
         return text
     }
 

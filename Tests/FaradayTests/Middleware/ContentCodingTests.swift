@@ -43,6 +43,17 @@ import Testing
         #expect(Decompression.acceptEncoding.hasPrefix("gzip, deflate"))
     }
 
+    /// Where a library is missing, its coding is not offered: the loader says so rather than fail.
+    @Test func aMissingLibraryOrSymbolLoadsAsNothing() throws {
+        #expect(SystemLibrary(["libfaraday-no-such-codec.so.1", "/nowhere/libz.so"]) == nil)
+        #if os(Linux)
+        let zstd = try #require(SystemLibrary(["libzstd.so.1"]))
+        typealias VersionNumber = @convention(c) () -> UInt32
+        #expect(zstd.function("ZSTD_noSuchFunction", as: VersionNumber.self) == nil)
+        #expect((zstd.function("ZSTD_versionNumber", as: VersionNumber.self)?() ?? 0) >= 10_400)
+        #endif
+    }
+
     @Test(arguments: cases.map(\.name))
     func eachFixtureDecodesWholeAndByteByByte(_ name: String) throws {
         let (_, coding, plain) = try #require(Self.cases.first { $0.name == name })
