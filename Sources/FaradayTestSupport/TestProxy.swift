@@ -7,10 +7,10 @@ import NIOPosix
 /// `CONNECT host:port` opens a tunnel (`200 Connection established`, then bytes both ways), an
 /// absolute-form request (`GET http://host:port/path`) is forwarded in origin form without
 /// `Proxy-Authorization`, and with `credentials` a request without the matching
-/// `Proxy-Authorization: Basic` gets `407` with `Proxy-Authenticate`. It reaches 127.0.0.1 and
-/// `localhost` only (`403` for anything else), and records what passed through it. As a SOCKS5
-/// proxy (RFC 1928, no authentication) it opens a tunnel for a `CONNECT` command to an IPv4
-/// address or a name, recorded with the method `SOCKS5`.
+/// `Proxy-Authorization: Basic` gets `407` with `Proxy-Authenticate`. It reaches 127.0.0.1,
+/// `localhost` and `[::1]` only (`403` for anything else), and records what passed through it. As
+/// a SOCKS5 proxy (RFC 1928, no authentication) it opens a tunnel for a `CONNECT` command to an
+/// IPv4 or IPv6 address or a name, recorded with the method `SOCKS5`.
 package final class TestProxy: Sendable {
     /// The protocol the proxy speaks.
     package enum Kind: Sendable {
@@ -152,11 +152,11 @@ package final class TestProxy: Sendable {
                     + "\r\n\r\n"
             }
             guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]),
-                ["127.0.0.1", "localhost"].contains(String(authority[..<colon]))
+                let host = loopback(String(authority[..<colon]))
             else {
                 return try await answer(403, "Forbidden")
             }
-            try await relay(connection, outbound, iterator, buffer, to: port) { opened in
+            try await relay(connection, outbound, iterator, buffer, to: host, port: port) { opened in
                 record(opened ? 200 : 502)
                 guard opened else {
                     try await outbound.write(
@@ -171,20 +171,31 @@ package final class TestProxy: Sendable {
         }
     }
 
-    /// Connects to 127.0.0.1:`port`, tells the client through `open` (which returns bytes to send
+    /// The loopback address a target's host names (`127.0.0.1`, `localhost`, `[::1]` or `::1`),
+    /// without brackets, or `nil` for any other host: the proxy goes nowhere else.
+    private static func loopback(_ host: String) -> String? {
+        switch host {
+        case "127.0.0.1", "localhost": "127.0.0.1"
+        case "[::1]", "::1": "::1"
+        default: nil
+        }
+    }
+
+    /// Connects to `host`:`port` (a loopback address), tells the client through `open` (which returns bytes to send
     /// the origin first, if any), then copies bytes both ways until either side closes, closing both.
     private static func relay(
         _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
         _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
         _ iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
         _ leftover: ByteBuffer,
-        to port: Int,
+        to host: String,
+        port: Int,
         open: (Bool) async throws -> ByteBuffer?
     ) async throws {
         let upstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             upstream = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(host: "127.0.0.1", port: port) { channel in
+                .connect(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
@@ -246,6 +257,7 @@ package final class TestProxy: Sendable {
             switch header[3] {
             case 1: addressLength = 4
             case 3: addressLength = 1 + Int(header[4])
+            case 4: addressLength = 16
             default:
                 // Address type not supported.
                 return try await outbound.write(ByteBuffer(bytes: [5, 8, 0, 1, 0, 0, 0, 0, 0, 0]))
@@ -253,10 +265,17 @@ package final class TestProxy: Sendable {
             guard try await need(4 + addressLength + 2), let request = buffer.readBytes(length: 4 + addressLength + 2)
             else { return }
             let address = Array(request[4..<(4 + addressLength)])
-            let host =
-                header[3] == 1
-                ? address.map(String.init).joined(separator: ".") : String(decoding: address.dropFirst(), as: UTF8.self)
             let port = Int(request[4 + addressLength]) << 8 | Int(request[5 + addressLength])
+            let host =
+                switch header[3] {
+                case 1: address.map(String.init).joined(separator: ".")
+                // Recorded in brackets, so that an address and a name `::1` (which no resolver knows) differ.
+                case 4:
+                    "["
+                        + ((try? SocketAddress(packedIPAddress: ByteBuffer(bytes: address), port: port))?.ipAddress
+                            ?? "?") + "]"
+                default: String(decoding: address.dropFirst(), as: UTF8.self)
+                }
             func reply(_ code: UInt8) async throws {
                 seen.withLockedValue {
                     $0.append(
@@ -266,8 +285,8 @@ package final class TestProxy: Sendable {
                 try await outbound.write(ByteBuffer(bytes: [5, code, 0, 1, 0, 0, 0, 0, 0, 0]))
             }
             guard header[1] == 1 else { return try await reply(7) }  // command not supported
-            guard ["127.0.0.1", "localhost"].contains(host) else { return try await reply(2) }  // not allowed
-            try await relay(connection, outbound, iterator, buffer, to: port) { opened in
+            guard let loopbackHost = loopback(host) else { return try await reply(2) }  // not allowed
+            try await relay(connection, outbound, iterator, buffer, to: loopbackHost, port: port) { opened in
                 try await reply(opened ? 0 : 5)  // succeeded, or connection refused
                 return nil
             }

@@ -25,10 +25,14 @@ public final class TestServer: Sendable {
     private let acceptLoop: Task<Void, Never>
     private let counters: Counters
 
-    /// `http://127.0.0.1:PORT` or `https://localhost:PORT`.
+    /// The address the server listens on: `127.0.0.1`, or `::1` when started there.
+    public let host: String
+
+    /// `http://127.0.0.1:PORT` (`http://[::1]:PORT` on IPv6) or `https://localhost:PORT`.
     public var baseURL: URL {
         // The string is built from a scheme, a fixed host and an integer port: always a valid URL.
-        URL(string: certificates == nil ? "http://127.0.0.1:\(port)" : "https://localhost:\(port)")!
+        let authority = host.contains(":") ? "[\(host)]" : host
+        return URL(string: certificates == nil ? "http://\(authority):\(port)" : "https://localhost:\(port)")!
     }
 
     /// How many TCP connections the server has accepted.
@@ -56,7 +60,8 @@ public final class TestServer: Sendable {
     public static func start(
         tls: TestCertificates? = nil,
         clientAuthentication: Bool = false,
-        maximumTLSVersion: TLSVersion? = nil
+        maximumTLSVersion: TLSVersion? = nil,
+        host: String = "127.0.0.1"
     ) async throws -> TestServer {
         let sslContext = try tls.map {
             try NIOSSLContext(
@@ -71,7 +76,7 @@ public final class TestServer: Sendable {
             .serverChannelOption(.backlog, value: 512)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .bind(host: "127.0.0.1", port: 0) { channel in
+            .bind(host: host, port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let sslContext {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
@@ -99,6 +104,7 @@ public final class TestServer: Sendable {
             }
         }
         return TestServer(
+            host: host,
             port: port,
             certificates: tls,
             serverChannel: channel.channel,
@@ -108,12 +114,14 @@ public final class TestServer: Sendable {
     }
 
     private init(
+        host: String,
         port: Int,
         certificates: TestCertificates?,
         serverChannel: any Channel,
         acceptLoop: Task<Void, Never>,
         counters: Counters
     ) {
+        self.host = host
         self.port = port
         self.certificates = certificates
         self.serverChannel = serverChannel

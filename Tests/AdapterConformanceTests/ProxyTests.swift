@@ -113,6 +113,29 @@ extension AdapterConformance {
             }
         }
 
+        /// An origin at an IPv6 literal (`http://[::1]:PORT`), through `CONNECT` and through
+        /// SOCKS5: the `CONNECT` authority keeps its brackets (`CONNECT [::1]:PORT`), SOCKS5 sends
+        /// an IPv6 address (a name has no such form), and the origin sees `Host: [::1]:PORT`.
+        @Test(arguments: AdapterKind.onNIO, [TestProxy.Kind.http, .socks5])
+        func anIPv6OriginIsReachedThroughAProxy(_ kind: AdapterKind, _ proxyKind: TestProxy.Kind) async throws {
+            try await withProxy(kind: proxyKind) { proxy in
+                var options = RequestOptions()
+                options.proxy = ProxyConfiguration(
+                    all: proxyKind == .http
+                        ? .http(host: "127.0.0.1", port: proxy.port) : .socks5(host: "127.0.0.1", port: proxy.port)
+                )
+                try await withConnection(kind, options: options, host: "::1") { connection, server in
+                    #expect(server.baseURL.absoluteString == "http://[::1]:\(server.port)")
+                    let echo = try await connection.get("echo").echo
+                    #expect(echo.path == "/echo")
+                    #expect(echo.value("host") == "[::1]:\(server.port)")
+                    let seen = try #require(proxy.requests.first)
+                    #expect(seen.target == "[::1]:\(server.port)", "an IPv6 address, not a name")
+                    #expect(seen.status == (proxyKind == .http ? 200 : 0))
+                }
+            }
+        }
+
         /// Pins are checked against the origin's certificate at the end of the tunnel, as without
         /// a proxy: the right pin passes, a wrong one fails before a request reaches the origin.
         @Test(arguments: AdapterKind.onNIO, [true, false])

@@ -20,6 +20,16 @@ struct PoolKey: Hashable, Sendable {
     let tls: TLSOptions?
     let pinned: PinnedHost?
     let proxy: Proxy?
+
+    /// The host without the brackets of an IPv6 literal (Foundation's `URL.host` has none).
+    var bareHost: String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    }
+
+    /// The host as an authority writes it: an IPv6 literal in brackets.
+    var bracketedHost: String {
+        bareHost.utf8.contains(UInt8(ascii: ":")) ? "[\(bareHost)]" : host
+    }
 }
 
 /// Opens a connection for a key: TCP (to the proxy when there is one), the proxy's tunnel, TLS
@@ -32,7 +42,7 @@ enum Connector {
         verifier: ConnectionPinVerifier?,
         timeout: Duration
     ) async throws -> HTTP1Connection {
-        let target = key.proxy.map { ($0.host, $0.port) } ?? (key.host, key.port)
+        let target = key.proxy.map { ($0.host, $0.port) } ?? (key.bareHost, key.port)
         let deadline = NIODeadline.now() + TimeAmount(timeout)
         let channel = try await ClientBootstrap(group: loop)
             .connectTimeout(TimeAmount(timeout))
@@ -51,7 +61,7 @@ enum Connector {
                 try await tunnel(channel, through: proxy, to: key, deadline: deadline)
             }
             if let tls {
-                try await startTLS(channel, context: tls, host: key.host)
+                try await startTLS(channel, context: tls, host: key.bareHost)
                 if let verifier { try await verifier.initializer()(channel).get() }
             }
             let handler = try await loop.submit {
@@ -73,8 +83,7 @@ enum Connector {
     }
 
     /// The TLS handshake, naming the host (SNI) unless it is an IP address.
-    private static func startTLS(_ channel: any Channel, context: NIOSSLContext, host: String) async throws {
-        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+    private static func startTLS(_ channel: any Channel, context: NIOSSLContext, host bare: String) async throws {
         let isAddress = (try? SocketAddress(ipAddress: bare, port: 0)) != nil
         let handshake = channel.eventLoop.makePromise(of: Void.self)
         do {
@@ -106,8 +115,12 @@ enum Connector {
         let established = channel.eventLoop.makePromise(of: Void.self)
         switch proxy.kind {
         case .socks5:
+            // An IP literal goes as an address (IPv6 has no form as a name), a name as a name.
+            let target =
+                (try? SocketAddress(ipAddress: key.bareHost, port: key.port)).map(SOCKSAddress.address)
+                ?? .domain(key.host, port: key.port)
             try await channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
-                let socks = SOCKSClientHandler(targetAddress: .domain(key.host, port: key.port))
+                let socks = SOCKSClientHandler(targetAddress: target)
                 let sync = channel.pipeline.syncOperations
                 do {
                     try sync.addHandler(socks)
@@ -129,7 +142,7 @@ enum Connector {
                 let encoder = HTTPRequestEncoder()
                 let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes))
                 let connect = NIOHTTP1ProxyConnectHandler(
-                    targetHost: key.host,
+                    targetHost: key.bracketedHost,  // `CONNECT [::1]:443`: the authority form (RFC 9110 §9.3.6)
                     targetPort: key.port,
                     headers: connectHeaders,
                     deadline: deadline,

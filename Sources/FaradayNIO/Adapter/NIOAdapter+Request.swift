@@ -44,9 +44,7 @@ extension NIOAdapter {
 
     /// The `Host` field: the host, with the port when it is not the scheme's.
     static func hostField(_ key: PoolKey) -> String {
-        let isIPv6 = key.host.utf8.contains(UInt8(ascii: ":")) && key.host.utf8.first != UInt8(ascii: "[")
-        let host = isIPv6 ? "[\(key.host)]" : key.host
-        return key.port == (key.secure ? 443 : 80) ? host : "\(host):\(key.port)"
+        key.port == (key.secure ? 443 : 80) ? key.bracketedHost : "\(key.bracketedHost):\(key.port)"
     }
 
     /// Methods whose requests say `Content-Length: 0` when they have no body (RFC 9110 §8.6: a

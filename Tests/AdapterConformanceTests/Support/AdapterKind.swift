@@ -56,9 +56,10 @@ func withConnection(
     trust: TestCertificates? = nil,
     options: RequestOptions = RequestOptions(),
     handlers: [any Handler] = [],
+    host: String = "127.0.0.1",
     _ body: (Connection, TestServer) async throws -> Void
 ) async throws {
-    let server = try await TestServer.start(tls: tls)
+    let server = try await TestServer.start(tls: tls, host: host)
     let adapter = try kind.makeAdapter(trusting: trust)
     let connection = try Connection(url: server.baseURL.absoluteString, options: options) { builder in
         for handler in handlers { builder.use(handler) }
