@@ -118,13 +118,9 @@ extension Env {
         do {
             try XMLSafetyCheck(limits: limits).check(body)
         } catch {
-            throw FaradayError(
-                error.isTooLarge ? .bodyTooLarge : .parsingFailed,
-                error.message,
-                method: request.method,
-                url: request.url,
-                response: response
-            )
+            var error = error.attaching(request)
+            error.response = response
+            throw error
         }
     }
 }

@@ -27,20 +27,22 @@ struct XMLSafetyCheck {
     let limits: XMLLimits
 
     /// Throws a `parsingFailed` (or `bodyTooLarge`) error naming what the document breaks.
-    func check(_ document: Data) throws(XMLRefusal) {
+    func check(_ document: Data) throws(FaradayError) {
         guard document.count <= limits.maximumSize else {
-            throw XMLRefusal(
-                tooLarge: true,
+            throw FaradayError(
+                .bodyTooLarge,
                 "The XML document is \(document.count) bytes, more than the \(limits.maximumSize) allowed."
             )
         }
         if let problem = Self.unreadableEncoding(document) {
-            throw XMLRefusal(
+            throw FaradayError(
+                .parsingFailed,
                 "The XML document \(problem); it is refused rather than checked in an encoding it might not be in."
             )
         }
         if Self.prologDeclaresDocumentType(document) {
-            throw XMLRefusal(
+            throw FaradayError(
+                .parsingFailed,
                 "The XML document has a document type declaration (<!DOCTYPE …>), which can declare entities that expand without bound or read local files; such documents are refused."
             )
         }
@@ -52,14 +54,17 @@ struct XMLSafetyCheck {
         // unclosed root): the delegate's own count and first error decide.
         let parsed = parser.parse()
         if delegate.isTooDeep {
-            throw XMLRefusal("The XML document nests elements deeper than \(limits.maximumDepth) levels.")
+            throw FaradayError(
+                .parsingFailed,
+                "The XML document nests elements deeper than \(limits.maximumDepth) levels."
+            )
         }
         if let problem = delegate.firstError ?? parser.parserError.map({ WellFormednessCheck.describe($0, parser) })
             ?? (parsed ? nil : "it could not be parsed")
             ?? (delegate.rootCount == 0 ? "it has no root element" : nil)
             ?? (delegate.depth != 0 ? "it ends before its elements close" : nil)
         {
-            throw XMLRefusal("The response body is not well-formed XML: \(problem).")
+            throw FaradayError(.parsingFailed, "The response body is not well-formed XML: \(problem).")
         }
     }
 
@@ -133,17 +138,6 @@ struct XMLSafetyCheck {
             }
         }
         return false
-    }
-}
-
-/// Why ``XMLSafetyCheck`` refused a document.
-struct XMLRefusal: Error {
-    let isTooLarge: Bool
-    let message: String
-
-    init(tooLarge: Bool = false, _ message: String) {
-        isTooLarge = tooLarge
-        self.message = message
     }
 }
 

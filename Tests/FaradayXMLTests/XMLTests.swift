@@ -20,6 +20,10 @@ struct Order: Codable, Sendable, Equatable {
     static let order = Order(id: 7, customer: "Zoë", items: ["tea", "scones & jam"], total: 12.5)
 
     private func stubbed(_ document: String, contentType: String = "application/xml") throws -> Connection {
+        try stubbed(Data(document.utf8), contentType: contentType)
+    }
+
+    private func stubbed(_ document: Data, contentType: String = "application/xml") throws -> Connection {
         let stubs = TestAdapter()
         stubs.get("/v1/doc") { _, _ in StubResponse(headers: [.contentType: contentType], body: document) }
         return try Connection(url: "https://api.example.com/v1") { builder in
@@ -187,13 +191,7 @@ struct Order: Codable, Sendable, Equatable {
         for unit in "<!DOCTYPE a [<!ENTITY e \"x\">]><a>&e;</a>".utf16 {
             data.append(contentsOf: [UInt8(unit & 0xFF), UInt8(unit >> 8)])
         }
-        let document = data
-        let stubs = TestAdapter()
-        stubs.get("/v1/doc") { _, _ in StubResponse(headers: [.contentType: "application/xml"], body: document) }
-        let connection = try Connection(url: "https://api.example.com/v1") { builder in
-            builder.use(DecodeXML.Handler())
-            builder.adapter = stubs
-        }
+        let connection = try stubbed(data)
         let error = await #expect(throws: FaradayError.self) { try await connection.get("doc").value }
         #expect(error?.message.contains("document type declaration") == true)
     }
@@ -209,12 +207,7 @@ struct Order: Codable, Sendable, Equatable {
             Data([0x4C, 0x6F, 0xA7, 0x94, 0x40, 0xA5]),  // "<?xml v" in EBCDIC
         ]
         for document in documents {
-            let stubs = TestAdapter()
-            stubs.get("/v1/doc") { _, _ in StubResponse(headers: [.contentType: "application/xml"], body: document) }
-            let connection = try Connection(url: "https://api.example.com/v1") { builder in
-                builder.use(DecodeXML.Handler())
-                builder.adapter = stubs
-            }
+            let connection = try stubbed(document)
             let error = await #expect(throws: FaradayError.self) { try await connection.get("doc").value }
             #expect(error?.code == .parsingFailed)
             #expect(error?.message.contains("refused rather than checked") == true, "\(error?.message ?? "")")
@@ -226,13 +219,7 @@ struct Order: Codable, Sendable, Equatable {
         let latin1 =
             Data(#"<?xml version="1.0" encoding="ISO-8859-1"?><name><first>Zo"#.utf8) + Data([0xEB])
             + Data("</first></name>".utf8)
-        let stubs = TestAdapter()
-        stubs.get("/v1/doc") { _, _ in StubResponse(headers: [.contentType: "application/xml"], body: latin1) }
-        let connection = try Connection(url: "https://api.example.com/v1") { builder in
-            builder.use(DecodeXML.Handler())
-            builder.adapter = stubs
-        }
-        #expect(try await connection.get("doc").decodeXML(Name.self) == Name(first: "Zoë"))
+        #expect(try await stubbed(latin1).get("doc").decodeXML(Name.self) == Name(first: "Zoë"))
     }
 
     @Test func textThatLooksLikeADeclarationInsideTheDocumentIsFine() async throws {

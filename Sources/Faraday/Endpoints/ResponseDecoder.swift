@@ -71,17 +71,10 @@ extension ResponseDecoder where Resource == String {
     /// valid in it are a parsing error.
     public static var text: Self {
         ResponseDecoder { env in
-            guard let response = env.response else { return "" }
-            switch Result(catching: { () throws(FaradayError) in try response.decodedText() }) {
-            case .success(let text): return text
-            case .failure(let error):
-                throw FaradayError(
-                    error.code,
-                    error.message,
-                    method: env.request.method,
-                    url: env.request.url,
-                    response: response
-                )
+            do {
+                return try env.response?.decodedText() ?? ""
+            } catch let error as FaradayError {
+                throw error.attaching(env.request)
             }
         }
     }

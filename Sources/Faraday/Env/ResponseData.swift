@@ -45,7 +45,9 @@ public struct ResponseData: Sendable, Hashable {
         do {
             return try charset.decode(body)
         } catch {
-            throw FaradayError(error.code, error.message, response: self)
+            var error = error
+            error.response = self
+            throw error
         }
     }
 }

@@ -17,8 +17,8 @@ import Foundation
 /// cancels the request down to the adapter; an adapter that names an executor for the call
 /// (``Adapter/preferredExecutor(for:)``, an event loop) has ``value`` and ``head`` run the stack
 /// on it, and the awaiting code resumes where it was. Adding a callback or calling
-/// ``wait(timeout:)`` runs it in a new task. A handle dropped without being consumed still sends its request: a task of its
-/// own runs the call to the end, hooks and all.
+/// ``wait(timeout:)`` runs it in a new task. A handle dropped without being consumed still sends
+/// its request: a task of its own runs the call to the end, hooks and all.
 ///
 /// Completions reach the callbacks in order: ``onComplete(_:)`` sees every completion (each frame of
 /// a streamed response, then the final one, which carries ``Env/error`` when the call failed);

@@ -204,15 +204,27 @@ public struct Charset: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Whether this platform's Foundation decodes `encoding` at all (Linux's lacks some): ASCII,
-    /// which every one of these encodings writes as itself, must come back.
+    /// Foundation's encodings of the standard's CJK encodings.
+    private static let foundationEncodings = ["Shift_JIS", "EUC-JP", "ISO-2022-JP", "gb18030", "Big5", "EUC-KR"]
+        .compactMap { Charset(name: $0).foundationEncoding }
+
+    /// Those this platform's Foundation decodes at all (Linux's lacks some), asked once: ASCII,
+    /// which every one of them writes as itself, must come back.
+    private static let foundationDecodable = Set(
+        foundationEncodings.filter { String(data: Data("ok".utf8), encoding: $0) == "ok" }.map(\.rawValue)
+    )
+
+    /// Those this platform's Foundation writes at all, asked the same way.
+    private static let foundationWritable = Set(
+        foundationEncodings.filter { "ok".data(using: $0) == Data("ok".utf8) }.map(\.rawValue)
+    )
+
     private static func foundationDecodes(_ encoding: String.Encoding) -> Bool {
-        String(data: Data("ok".utf8), encoding: encoding) == "ok"
+        foundationDecodable.contains(encoding.rawValue)
     }
 
-    /// Whether this platform's Foundation encodes `encoding` at all.
     private static func foundationEncodes(_ encoding: String.Encoding) -> Bool {
-        "ok".data(using: encoding) == Data("ok".utf8)
+        foundationWritable.contains(encoding.rawValue)
     }
 
     // MARK: Errors

@@ -10,8 +10,6 @@ final class BrotliDecompressor: Decompressor {
     private let library: Library
     private let state: OpaquePointer
     private var isFinished = false
-    /// Where the decoder writes, reused by every piece.
-    private let window = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64 * 1024)
 
     init() throws(FaradayError) {
         guard let library = Self.library, let state = library.createInstance(nil, nil, nil) else {
@@ -23,13 +21,13 @@ final class BrotliDecompressor: Decompressor {
 
     deinit {
         library.destroyInstance(state)
-        window.deallocate()
     }
 
     var isAtEnd: Bool { isFinished }
 
     func decompress(
         _ input: UnsafeRawBufferPointer,
+        window: UnsafeMutableBufferPointer<UInt8>,
         into output: inout Data,
         budget: inout DecodedSize
     )

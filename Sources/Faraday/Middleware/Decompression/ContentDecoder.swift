@@ -3,10 +3,12 @@ import Foundation
 /// One content coding's decompressor, fed a body's pieces in order. Each is used under its
 /// ``ContentDecoder``'s lock, one piece at a time.
 protocol Decompressor: AnyObject {
-    /// Decodes `input`, appending what it decodes to `output` and checking `budget` after every
-    /// step, so that a bomb stops at the limit and not after the piece.
+    /// Decodes `input` through `window` (where the library writes, 64 KiB, reused by every
+    /// piece), appending what it decodes to `output` and checking `budget` after every window,
+    /// so that a bomb stops at the limit and not after the piece.
     func decompress(
         _ input: UnsafeRawBufferPointer,
+        window: UnsafeMutableBufferPointer<UInt8>,
         into output: inout Data,
         budget: inout DecodedSize
     )
@@ -65,6 +67,8 @@ final class ContentDecoder: BodyTransform, @unchecked Sendable {
     private let lock = Locked(())
     private let decompressor: any Decompressor
     private var budget: DecodedSize
+    /// Where the decompressor writes, reused by every piece.
+    private let window = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64 * 1024)
     private var hasInput = false
 
     /// A decoder for `coding`, within `limits` and, for a body read whole, `bufferedLimit`;
@@ -72,6 +76,10 @@ final class ContentDecoder: BodyTransform, @unchecked Sendable {
     init(coding: ContentCoding, limits: Decompression.Limits, bufferedLimit: Int? = nil) throws(FaradayError) {
         decompressor = try coding.makeDecompressor()
         budget = DecodedSize(limits: limits, bufferedLimit: bufferedLimit)
+    }
+
+    deinit {
+        window.deallocate()
     }
 
     /// Decodes the next piece of the body.
@@ -90,7 +98,9 @@ final class ContentDecoder: BodyTransform, @unchecked Sendable {
             hasInput = true
             var output = Data()
             let result = input.withUnsafeBytes { raw in
-                Result { () throws(FaradayError) in try decompressor.decompress(raw, into: &output, budget: &budget) }
+                Result { () throws(FaradayError) in
+                    try decompressor.decompress(raw, window: window, into: &output, budget: &budget)
+                }
             }
             try result.get()
             return output

@@ -3,8 +3,10 @@ import Foundation
 /// A shared library of the system's, loaded when first asked for: the Brotli and Zstandard
 /// decoders are offered only where their library is installed, and a build never needs their
 /// headers (`dlopen`, as curl and browsers load optional codecs).
-struct SystemLibrary: @unchecked Sendable {
-    // `@unchecked Sendable`: the handle is never closed, and `dlsym` may be called from any thread.
+///
+/// It is used once, to look up the functions a codec's `Library` keeps; the handle is never
+/// closed, so those functions stay valid.
+struct SystemLibrary {
     private let handle: UnsafeMutableRawPointer
 
     /// The first of `names` that loads (a bare name is looked up where the system looks, a path

@@ -10,8 +10,6 @@ final class ZlibDecompressor: Decompressor {
     /// zlib's state, at one address for its whole life (zlib checks it on every call; a Swift
     /// stored property has no stable address to give).
     private let stream: UnsafeMutablePointer<z_stream>
-    /// Where zlib writes, reused by every piece.
-    private let window: UnsafeMutableBufferPointer<Bytef>
     private var isOpen = false
     private var isFinished = false
     /// The first byte of a deflate body, kept until the second shows which kind it is.
@@ -21,20 +19,19 @@ final class ZlibDecompressor: Decompressor {
         isGzip = gzip
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        window = .allocate(capacity: 64 * 1024)
     }
 
     deinit {
         if isOpen { inflateEnd(stream) }
         stream.deinitialize(count: 1)
         stream.deallocate()
-        window.deallocate()
     }
 
     var isAtEnd: Bool { isFinished }
 
     func decompress(
         _ input: UnsafeRawBufferPointer,
+        window: UnsafeMutableBufferPointer<UInt8>,
         into output: inout Data,
         budget: inout DecodedSize
     )
@@ -50,17 +47,19 @@ final class ZlibDecompressor: Decompressor {
                 let held = pending + input
                 pending = []
                 let result = held.withUnsafeBytes { held in
-                    Result { () throws(FaradayError) in try decode(held, into: &output, budget: &budget) }
+                    Result { () throws(FaradayError) in try decode(held, window: window, into: &output, budget: &budget)
+                    }
                 }
                 return try result.get()
             }
         }
-        try decode(input, into: &output, budget: &budget)
+        try decode(input, window: window, into: &output, budget: &budget)
     }
 
     /// Decodes `input` once zlib is open.
     private func decode(
         _ input: UnsafeRawBufferPointer,
+        window: UnsafeMutableBufferPointer<UInt8>,
         into output: inout Data,
         budget: inout DecodedSize
     )

@@ -12,8 +12,6 @@ final class ZstdDecompressor: Decompressor {
     private let context: OpaquePointer
     /// Whether the input so far ends at the end of a frame.
     private var isBetweenFrames = true
-    /// Where the decoder writes, reused by every piece.
-    private let window = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     init() throws(FaradayError) {
         guard let library = Self.library, let context = library.createContext() else {
@@ -29,13 +27,13 @@ final class ZstdDecompressor: Decompressor {
 
     deinit {
         _ = library.freeContext(context)
-        window.deallocate()
     }
 
     var isAtEnd: Bool { isBetweenFrames }
 
     func decompress(
         _ input: UnsafeRawBufferPointer,
+        window: UnsafeMutableBufferPointer<UInt8>,
         into output: inout Data,
         budget: inout DecodedSize
     )
@@ -46,7 +44,11 @@ final class ZstdDecompressor: Decompressor {
         let before = output.count
         var outputWasFull: Bool
         repeat {
-            var destination = Library.OutBuffer(destination: start, size: window.count, position: 0)
+            var destination = Library.OutBuffer(
+                destination: UnsafeMutableRawPointer(start),
+                size: window.count,
+                position: 0
+            )
             let result = withUnsafeMutablePointer(to: &destination) { destination in
                 withUnsafeMutablePointer(to: &source) { library.decompressStream(context, destination, $0) }
             }
@@ -54,7 +56,7 @@ final class ZstdDecompressor: Decompressor {
                 let reason = library.errorName(result).map { String(cString: $0) } ?? "error \(result)"
                 throw FaradayError(.decompressionFailed, "The Zstandard body is corrupt (\(reason)).")
             }
-            output.append(start.assumingMemoryBound(to: UInt8.self), count: destination.position)
+            output.append(start, count: destination.position)
             try budget.check(output: output.count - before, input: source.position)
             isBetweenFrames = result == 0
             // A full window may hold back more of this frame; a frame that ended exactly at the
