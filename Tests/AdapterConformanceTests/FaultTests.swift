@@ -178,6 +178,33 @@ extension AdapterConformance {
             try await silent.shutdown()
         }
 
+        /// A call cancelled while its connection opens (here, a TLS handshake the server never
+        /// answers) ends at once with `cancelled`, not at the open timeout (ten minutes here, past
+        /// the suite's time limit; URLSession has no open timeout of its own, so its read timeout
+        /// is set to as much).
+        @Test(arguments: AdapterKind.allCases)
+        func aCallCancelledWhileItsConnectionOpensEndsAtOnce(_ kind: AdapterKind) async throws {
+            let silent = try await SilentServer.start()
+            let adapter = try kind.makeAdapter()
+            let connection = try Connection(url: "https://127.0.0.1:\(silent.port)") { $0.adapter = adapter }
+            let call = connection.get("x") {
+                $0.options.readTimeout = .seconds(600)
+                if kind != .urlSession { $0.options.openTimeout = .seconds(600) }
+            }
+            let answer = Task { try await call.value }
+            try await waitUntil { silent.connectionsAccepted == 1 }
+            call.cancel()
+            await #expect {
+                try await answer.value
+            } throws: { error in
+                isFaradayError(error, .cancelled)
+            }
+            // AsyncHTTPClient's shutdown waits for the connection it is still opening: closed by
+            // the server first.
+            try await silent.shutdown()
+            try await shutDown(adapter)
+        }
+
         /// A server that accepts and then sends nothing does not hold a call forever: with no
         /// `readTimeout` set, both adapters give up after ``RequestOptions/defaultReadTimeout``
         /// (60 s) with `readTimeout`. (This test waits those 60 s, alongside the rest of the suite;

@@ -87,6 +87,52 @@ extension AdapterConformance {
             try await server.shutdown()
         }
 
+        /// Issue 48, point 3: a disk cache's writes run off the loop. While the disk holds a write
+        /// up (here, until the test lets it go), the call's loop answers, and the entry is stored
+        /// once the disk goes on.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+        @Test func aDiskCachesWritesRunOffTheLoop() async throws {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            let adapter = NIOAdapter(configuration: NIOAdapter.Configuration(), group: group)
+            let server = try await TestServer.start()
+            let directory = FileManager.default.temporaryDirectory.appending(path: "faraday-cache-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let writing = DispatchSemaphore(value: 0)
+            let disk = DispatchSemaphore(value: 0)  // signalled once, it stays open
+            let store = DiskCacheStore(directory: directory) {
+                writing.signal()
+                _ = disk.wait(timeout: .now() + 60)
+                disk.signal()
+            }
+            let connection = try Connection(url: server.baseURL.absoluteString) { builder in
+                builder.use(HTTPCache.Handler(store: store))
+                builder.adapter = adapter
+            }
+            let first = Task { try await connection.get("bytes/4096?max-age=60").value }
+            // Bounds on waits that cannot end if the write holds the loop, not measures of speed.
+            #expect(await Self.wait(for: writing), "the body reached the store")
+            let answered = DispatchSemaphore(value: 0)
+            group.next().execute { answered.signal() }
+            #expect(await Self.wait(for: answered), "the loop answered while the disk held a write")
+            disk.signal()
+            #expect(try await first.value.cacheStatus == .miss)
+            let second = try await connection.get("bytes/4096?max-age=60").value
+            #expect(second.cacheStatus == .hit && second.body.count == 4096)
+            #expect(server.requestsReceived == 1)
+            try await adapter.shutdown()
+            try await server.shutdown()
+            try await group.shutdownGracefully()
+        }
+
+        /// Waits up to 30 seconds for `semaphore` on a thread of its own, not the test's.
+        private static func wait(for semaphore: DispatchSemaphore) async -> Bool {
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(returning: semaphore.wait(timeout: .now() + 30) == .success)
+                }
+            }
+        }
+
         /// At most `maximumConnectionsPerHost` connections to one origin on a loop; the calls
         /// beyond wait for one and reuse it.
         @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)

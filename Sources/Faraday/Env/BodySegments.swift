@@ -43,14 +43,15 @@ struct SegmentChunks: AsyncSequence, Sendable {
         mutating func next() async throws -> Data? {
             while true {
                 if let open = file {
-                    if let chunk = try read(open) { return chunk }
+                    if let chunk = try await read(open) { return chunk }
                     continue
                 }
                 guard let segment = segments.popFirst() else { return nil }
                 switch segment {
                 case .bytes(let data): return data
                 case .file(let url, let length):
-                    guard let handle = try? FileHandle(forReadingFrom: url) else {
+                    // File calls block: off an adapter's event loop when the sender runs on one.
+                    guard let handle = await Offload.run({ try? FileHandle(forReadingFrom: url) }) else {
                         throw FaradayError(.encodingFailed, "The file \(url.path) could not be opened.")
                     }
                     file = (handle, url, length)
@@ -59,8 +60,8 @@ struct SegmentChunks: AsyncSequence, Sendable {
         }
 
         /// The next chunk of the open file, or `nil` when it ended at exactly its expected length.
-        private mutating func read(_ open: (handle: FileHandle, url: URL, remaining: Int)) throws -> Data? {
-            let chunk = try open.handle.read(upToCount: SegmentChunks.readSize) ?? Data()
+        private mutating func read(_ open: (handle: FileHandle, url: URL, remaining: Int)) async throws -> Data? {
+            let chunk = try await Offload.run { try open.handle.read(upToCount: SegmentChunks.readSize) } ?? Data()
             if chunk.isEmpty {
                 try? open.handle.close()
                 file = nil

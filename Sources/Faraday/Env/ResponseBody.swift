@@ -137,16 +137,21 @@ private struct StoredPieces: AsyncSequence, Sendable {
                 index += 1
                 return pieces[index - 1]
             case .file(let url, let offset, let length):
+                // File calls block: off an adapter's event loop when the reader runs on one.
                 if handle == nil {
-                    handle = try FileHandle(forReadingFrom: url)
-                    try handle?.seek(toOffset: UInt64(offset))
+                    handle = try await Offload.run {
+                        let handle = try FileHandle(forReadingFrom: url)
+                        try handle.seek(toOffset: UInt64(offset))
+                        return handle
+                    }
                     remaining = length
                 }
                 guard let handle, let left = remaining, left > 0 else {
                     try? handle?.close()
                     return nil
                 }
-                let piece = try handle.read(upToCount: Swift.min(size, left)) ?? Data()
+                let count = Swift.min(size, left)
+                let piece = try await Offload.run { try handle.read(upToCount: count) } ?? Data()
                 guard !piece.isEmpty else {
                     try? handle.close()
                     throw FaradayError(.storageFailed, "The stored body ended early: its file was cut short.")

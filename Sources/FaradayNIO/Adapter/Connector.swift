@@ -35,20 +35,74 @@ struct PoolKey: Hashable, Sendable {
 /// Opens a connection for a key: TCP (to the proxy when there is one), the proxy's tunnel, TLS
 /// with the pin check, then HTTP/1.1, all within the connect timeout.
 enum Connector {
+    /// Opens the connection; a cancelled call stops at once, in whichever step it is (the
+    /// channels it opened are closed), with `cancelled`.
     static func connect(
         _ key: PoolKey,
         on loop: any EventLoop,
         tls: NIOSSLContext?,
         verifier: ConnectionPinVerifier?,
-        timeout: Duration
+        timeout: Duration,
+        cancellation: CancellationToken
+    ) async throws -> HTTP1Connection {
+        let attempt = Attempt()
+        do {
+            return try await cancellation.withCancellationHandler {
+                try await connect(key, on: loop, tls: tls, verifier: verifier, timeout: timeout, attempt: attempt)
+            } onCancel: {
+                attempt.cancel()
+            }
+        } catch {
+            guard attempt.isCancelled else { throw error }
+            throw FaradayError(.cancelled, "The request was cancelled while its connection was opened.")
+        }
+    }
+
+    /// The channels one connect made (Happy Eyeballs may try several), closed when it is cancelled.
+    private final class Attempt: Sendable {
+        private let state = NIOLockedValueBox((isCancelled: false, channels: [any Channel]()))
+
+        var isCancelled: Bool { state.withLockedValue { $0.isCancelled } }
+
+        /// Keeps `channel` to close on cancel; `false` when the attempt is cancelled already.
+        func adopt(_ channel: any Channel) -> Bool {
+            state.withLockedValue { state in
+                guard !state.isCancelled else { return false }
+                state.channels.append(channel)
+                return true
+            }
+        }
+
+        func cancel() {
+            let channels = state.withLockedValue { state in
+                state.isCancelled = true
+                return state.channels
+            }
+            for channel in channels { channel.close(promise: nil) }
+        }
+    }
+
+    private static func connect(
+        _ key: PoolKey,
+        on loop: any EventLoop,
+        tls: NIOSSLContext?,
+        verifier: ConnectionPinVerifier?,
+        timeout: Duration,
+        attempt: Attempt
     ) async throws -> HTTP1Connection {
         let target = key.proxy.map { ($0.host, $0.port) } ?? (key.bareHost, key.port)
         let deadline = NIODeadline.now() + TimeAmount(timeout)
         let channel = try await ClientBootstrap(group: loop)
             .connectTimeout(TimeAmount(timeout))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                attempt.adopt(channel)
+                    ? channel.eventLoop.makeSucceededVoidFuture()
+                    : channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+            }
             .connect(host: target.0, port: target.1)
             .get()
+        if attempt.isCancelled { channel.close(promise: nil) }  // connected as the cancel came
         // The proxy's handshake and TLS's share what is left of the timeout.
         let timedOut = NIOLockedValueBox(false)
         let timer = loop.scheduleTask(deadline: deadline) {

@@ -101,7 +101,8 @@ final class LoopPool: @unchecked Sendable {
                 on: loop,
                 tls: host.tls,
                 verifier: verifier,
-                timeout: connectTimeout
+                timeout: connectTimeout,
+                cancellation: cancellation
             )
             return (connection, host)
         } catch {

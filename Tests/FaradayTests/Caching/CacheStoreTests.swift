@@ -84,6 +84,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = DiskCacheStore(directory: directory)
         store.store(Self.entry("/x", body: 100), for: "x")
+        store.flush()
         let folder = store.root.appending(path: DiskCacheStore.hash("x"))
         let file = try #require(
             try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).first
@@ -100,7 +101,9 @@ import Testing
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
         }
         // A file written for another key under a colliding name is not served for this one.
-        DiskCacheStore(directory: directory).store(Self.entry("/other"), for: "other")
+        let another = DiskCacheStore(directory: directory)
+        another.store(Self.entry("/other"), for: "other")
+        another.flush()
         let other = store.root.appending(path: DiskCacheStore.hash("other"))
         let otherFile = try #require(
             try FileManager.default.contentsOfDirectory(at: other, includingPropertiesForKeys: nil).first
@@ -111,8 +114,49 @@ import Testing
         let mine = directory.appending(path: "0123456789abcdef")
         try FileManager.default.createDirectory(at: mine, withIntermediateDirectories: true)
         store.removeAll()
+        store.flush()
         #expect(FileManager.default.fileExists(atPath: mine.path))
         #expect(store.entries(for: "other").isEmpty)
+    }
+
+    /// Writes are queued, not made in the caller's thread, up to 8 MiB of body: past that, the
+    /// writer waits for the disk rather than hold more in memory.
+    @Test func aSlowDiskHoldsUpAWriterOnlyPastEightMebibytesQueued() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stored = Locked<DiskCacheStore?>(nil)
+        let isHeld = Locked(true)
+        // The disk takes nothing until 12 MiB are queued (or a minute has passed: a bound on a
+        // wait, not a measure).
+        let store = DiskCacheStore(directory: directory) {
+            for _ in 0..<600 where isHeld.withLock({ $0 }) {
+                if (stored.withLock { $0 }?.writes.pendingBytes ?? 0) >= 12 << 20 { break }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            isHeld.withLock { $0 = false }
+        }
+        stored.withLock { $0 = store }
+        let writer = store.makeWriter(for: "big")
+        let piece = Data(count: 4 << 20)
+        let queued = await Self.onThread {
+            writer.append(piece)
+            writer.append(piece)
+            return store.writes.pendingBytes
+        }
+        #expect(queued == 8 << 20, "two pieces queued while the disk holds the first write")
+        let pendingAfterThird = await Self.onThread {
+            writer.append(piece)  // past the bound: it waits for the disk
+            return store.writes.pendingBytes
+        }
+        #expect(pendingAfterThird == 0, "the third piece returned once everything queued was written")
+        writer.commit(Self.entry("/big"))
+        #expect(store.entries(for: "big").first?.body.length == 12 << 20)
+    }
+
+    private static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: work()) }
+        }
     }
 
     @Test func aLargeBodyIsWrittenAsItArrivesAndReadInPieces() async throws {
@@ -204,6 +248,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = DiskCacheStore(directory: directory, capacity: 64 * 1024)
         for index in 0..<40 { store.store(Self.entry("/\(index)", body: 4_000), for: "\(index)") }
+        store.flush()
         let files = try FileManager.default.subpathsOfDirectory(atPath: directory.path).filter {
             $0.hasSuffix(".entry")
         }

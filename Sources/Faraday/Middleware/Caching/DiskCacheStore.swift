@@ -12,14 +12,22 @@ import HTTPTypes
 /// this format (truncated, corrupt, foreign, another key under a colliding hash) is removed and
 /// treated as absent. Nothing outside that folder is read or removed. The folder is readable by
 /// its owner only. The heads read are kept in memory while their files stay as they were (a
-/// `stat` of the folder and of each file tells), so a hit reads only the body. File work is
-/// synchronous, as `URLCache`'s is: a store on a slow disk slows the calls that use it.
+/// `stat` of the folder and of each file tells), so a hit reads only the body.
+///
+/// Writes, removals and trimming run on a queue of the store's own, in the order they were
+/// asked for, so that a call never waits for the disk to write (a call on an adapter's event
+/// loop would hold up every connection of that loop). A read waits for the work queued before
+/// it, so the store answers what it was told to store; and a body that arrives faster than the
+/// disk takes it is held back past 8 MiB queued rather than kept in memory. Reads are blocking
+/// calls: ``HTTPCache`` makes them off an adapter's event loop.
 public final class DiskCacheStore: CacheStore {
     /// The directory given; the store's files are in its `faraday-http-cache-1` folder.
     public let directory: URL
     /// The most bytes of entry files the store keeps.
     public let capacity: Int
     let root: URL
+    /// The queue of the store's file work.
+    let writes: DiskWrites
     /// Bytes written since the folder was last measured; it is measured again (and trimmed)
     /// when they could take it over ``capacity``.
     private let written = Locked(Int.max)
@@ -52,11 +60,26 @@ public final class DiskCacheStore: CacheStore {
         self.directory = directory
         self.capacity = capacity
         self.root = directory.appending(path: "faraday-http-cache-1", directoryHint: .isDirectory)
+        self.writes = DiskWrites.forDirectory(root.standardizedFileURL.path)
+    }
+
+    /// A store whose queue calls `beforeEachWrite` before each piece of file work: for tests that
+    /// stand in for a slow disk.
+    package init(directory: URL, capacity: Int = 50 * 1024 * 1024, beforeEachWrite: @escaping @Sendable () -> Void) {
+        self.directory = directory
+        self.capacity = capacity
+        self.root = directory.appending(path: "faraday-http-cache-1", directoryHint: .isDirectory)
+        self.writes = DiskWrites(beforeEach: beforeEachWrite)
     }
 
     private func folder(for key: String) -> URL { root.appending(path: Self.hash(key), directoryHint: .isDirectory) }
 
+    /// Waits until the writes, removals and trims asked of the stores of this directory so far
+    /// are done on disk: before another process reads the directory, or before the process ends.
+    public func flush() { writes.drain() }
+
     public func entries(for key: String) -> [CacheEntry] {
+        writes.drain()
         let folder = folder(for: key)
         guard let folderSignature = FileSignature(path: folder.path) else {
             index.withLock { $0[key] = nil }
@@ -110,10 +133,12 @@ public final class DiskCacheStore: CacheStore {
     }
 
     public func store(_ entry: CacheEntry, for key: String) {
-        guard let body = entry.body.bytes() else { return }
-        let writer = makeWriter(for: key)
-        writer.append(body)
-        writer.commit(entry)
+        let writer = DiskEntryWriter(store: self, key: key)
+        writes.enqueue {
+            guard let body = entry.body.bytes() else { return }  // a stored file read on the queue too
+            writer.write(body)
+            writer.finish(entry)
+        }
     }
 
     public func makeWriter(for key: String) -> any CacheEntryWriter {
@@ -121,15 +146,20 @@ public final class DiskCacheStore: CacheStore {
     }
 
     public func removeEntries(for key: String) {
-        try? FileManager.default.removeItem(at: folder(for: key))
-        index.withLock { $0[key] = nil }
+        writes.enqueue { [self] in
+            try? FileManager.default.removeItem(at: folder(for: key))
+            index.withLock { $0[key] = nil }
+        }
     }
 
     public func removeAll() {
-        let contents = (try? FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: nil)) ?? []
-        for item in contents where item.lastPathComponent != "tmp" { try? FileManager.default.removeItem(at: item) }
-        written.withLock { $0 = 0 }
-        index.withLock { $0.removeAll() }
+        writes.enqueue { [self] in
+            let contents =
+                (try? FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: nil)) ?? []
+            for item in contents where item.lastPathComponent != "tmp" { try? FileManager.default.removeItem(at: item) }
+            written.withLock { $0 = 0 }
+            index.withLock { $0.removeAll() }
+        }
     }
 
     /// Makes the store's folders (owner only) and returns a new temporary file's URL.
@@ -142,7 +172,8 @@ public final class DiskCacheStore: CacheStore {
         return file
     }
 
-    /// Moves a written entry into place (replacing the variant's previous file atomically).
+    /// Moves a written entry into place (replacing the variant's previous file atomically); on
+    /// the store's queue.
     func install(_ file: URL, key: String, variant: [String: String?], size: Int) {
         let folder = folder(for: key)
         let destination = folder.appending(path: Self.hash(Self.describe(variant)) + "." + Self.fileExtension)

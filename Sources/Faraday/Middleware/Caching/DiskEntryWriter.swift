@@ -1,7 +1,8 @@
 import Foundation
 
 /// Writes one entry of a ``DiskCacheStore`` as its body arrives: into a temporary file, renamed
-/// into place on commit; an entry that outgrows the store's capacity is dropped as it grows.
+/// into place on commit; an entry that outgrows the store's capacity is dropped as it grows. The
+/// file work runs on the store's ``DiskWrites`` queue, in the order it was asked for.
 final class DiskEntryWriter: CacheEntryWriter {
     private struct State {
         var handle: FileHandle?
@@ -12,6 +13,7 @@ final class DiskEntryWriter: CacheEntryWriter {
 
     private let store: DiskCacheStore
     private let key: String
+    /// Touched only on the store's queue; locked so that the type is plainly `Sendable`.
     private let state = Locked(State())
 
     init(store: DiskCacheStore, key: String) {
@@ -20,6 +22,19 @@ final class DiskEntryWriter: CacheEntryWriter {
     }
 
     func append(_ piece: Data) {
+        store.writes.enqueue(bytes: piece.count) { [self] in write(piece) }
+    }
+
+    func commit(_ entry: CacheEntry) {
+        store.writes.enqueue { [self] in finish(entry) }
+    }
+
+    func abandon() {
+        store.writes.enqueue { [self] in state.withLock { Self.drop(&$0) } }
+    }
+
+    /// Appends `piece` to the file (made on the first piece); on the store's queue.
+    func write(_ piece: Data) {
         state.withLock { state in
             guard !state.isDone else { return }
             do {
@@ -38,8 +53,9 @@ final class DiskEntryWriter: CacheEntryWriter {
         }
     }
 
-    func commit(_ entry: CacheEntry) {
-        if state.withLock({ $0.handle == nil && !$0.isDone }) { append(Data()) }  // an empty body
+    /// Writes the head after the body and moves the file into place; on the store's queue.
+    func finish(_ entry: CacheEntry) {
+        if state.withLock({ $0.handle == nil && !$0.isDone }) { write(Data()) }  // an empty body
         let written = state.withLock { state -> (URL, Int)? in
             guard !state.isDone, let handle = state.handle, let file = state.file,
                 let head = DiskCacheStore.head(of: entry, key: key)
@@ -62,10 +78,6 @@ final class DiskEntryWriter: CacheEntryWriter {
         }
         guard let (file, size) = written else { return }
         store.install(file, key: key, variant: entry.varyingRequestHeaders, size: size)
-    }
-
-    func abandon() {
-        state.withLock { Self.drop(&$0) }
     }
 
     private static func drop(_ state: inout State) {

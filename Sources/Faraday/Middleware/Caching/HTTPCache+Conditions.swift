@@ -18,12 +18,12 @@ extension HTTPCache {
         if let entry, handler.policy.use(of: entry, requestControl: requestControl, now: now) == .fresh {
             let isSuccess = (200..<300).contains(entry.status.code)
             if let condition, isSuccess, condition.isNotModified(entry) {
-                if let answer = serve(entry, env, .hit, now: now, as: .notModified) { return answer }
+                if let answer = await serve(entry, env, .hit, now: now, as: .notModified) { return answer }
             } else if let range = request.headers[.range], isSuccess {
-                if !request.headers.contains(.ifRange), let part = servePart(range, of: entry, env, now: now) {
+                if !request.headers.contains(.ifRange), let part = await servePart(range, of: entry, env, now: now) {
                     return part
                 }
-            } else if !entry.isPartial, let answer = serve(entry, env, .hit, now: now) {
+            } else if !entry.isPartial, let answer = await serve(entry, env, .hit, now: now) {
                 return answer
             }
         }
@@ -35,7 +35,7 @@ extension HTTPCache {
         let completions = try await app.call(env)
         // A range past the end says nothing of what is stored.
         if completions.head.response?.status == .rangeNotSatisfiable { return completions.marked(.uncacheable) }
-        return record(
+        return await record(
             completions,
             for: env,
             requestControl,
@@ -50,7 +50,7 @@ extension HTTPCache {
     /// One byte range of a stored response, whole or partial (RFC 9110 §15.3.7), as a 206 with
     /// its current `Age`; `nil` when the entry does not hold every byte of that range or cannot
     /// read them. A range is read against the whole length, which a partial entry must know.
-    func servePart(_ rangeHeader: String, of entry: CacheEntry, _ env: Env, now: Date) -> Completions? {
+    func servePart(_ rangeHeader: String, of entry: CacheEntry, _ env: Env, now: Date) async -> Completions? {
         let held: Range<Int>
         let length: Int
         if let part = entry.heldRange {
@@ -71,6 +71,6 @@ extension HTTPCache {
         part.body = body
         part.headers[.contentRange] = ContentRange(range, of: length).field
         part.headers[.contentLength] = String(range.count)
-        return serve(part, env, .hit, now: now)
+        return await serve(part, env, .hit, now: now)
     }
 }

@@ -43,7 +43,7 @@ extension HTTPCache {
             let stored = await storedEntries(for: key).first { CachePolicy.matches($0, env.request) }
             let whole = stored.flatMap { $0.isPartial ? nil : $0 }
             if let whole, handler.policy.use(of: whole, requestControl: requestControl, now: now) == .fresh,
-                let hit = serve(whole, env, .hit, now: now)
+                let hit = await serve(whole, env, .hit, now: now)
             {
                 return hit
             }

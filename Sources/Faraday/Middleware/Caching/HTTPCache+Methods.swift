@@ -16,7 +16,7 @@ extension HTTPCache {
             hasOwnConditions
             ? nil : await storedEntries(for: key).first { !$0.isPartial && CachePolicy.matches($0, request) }
         if let entry, handler.policy.use(of: entry, requestControl: requestControl, now: requestDate) == .fresh,
-            let hit = serve(entry, env, .hit, now: requestDate, as: .head)
+            let hit = await serve(entry, env, .hit, now: requestDate, as: .head)
         {
             return hit
         }
@@ -42,7 +42,7 @@ extension HTTPCache {
             responseDate: responseDate
         )
         if generation == handler.shared.generation.withLock({ $0 }) { handler.store.store(updated, for: key) }
-        return serve(updated, head, .revalidated, now: responseDate, as: .head) ?? .buffered(head)
+        return await serve(updated, head, .revalidated, now: responseDate, as: .head) ?? .buffered(head)
     }
 
     /// Any other method: sent as it is. A successful unsafe one makes stored responses out of
@@ -56,7 +56,7 @@ extension HTTPCache {
         guard !Self.safeMethods.contains(request.method) else { return completions.marked(.uncacheable) }
         invalidate(after: request, completions.head.response)
         guard request.method == .post else { return completions.marked(.uncacheable) }
-        return record(
+        return await record(
             completions,
             for: env,
             requestControl,

@@ -16,7 +16,7 @@ extension HTTPCache {
     ) async throws(FaradayError) -> Completions {
         let generation = handler.shared.generation.withLock { $0 }
         guard let (held, length) = part.heldRange, held.lowerBound == 0, let length, held.upperBound < length,
-            let validator = part.headers.strongValidator, let prefix = part.body.bytes()
+            let validator = part.headers.strongValidator, let prefix = await Offload.run({ part.body.bytes() })
         else { return try await fetch(env, requestControl, key: key, entry: nil, generation: generation) }
         var attempt = env
         attempt.request.headers[.range] = "bytes=\(held.upperBound)-"
@@ -55,7 +55,7 @@ extension HTTPCache {
             handler.store.removeEntries(for: key)
             return try await fetch(env, requestControl, key: key, entry: nil, generation: generation)
         }
-        return record(
+        return await record(
             completions,
             for: env,
             requestControl,

@@ -17,7 +17,7 @@ extension HTTPCache {
         responseDate: Date,
         generation: Int,
         as status: CacheStatus = .miss
-    ) -> Completions {
+    ) async -> Completions {
         let head = completions.head
         guard let response = head.response else { return completions }
         let refusal = handler.policy.refusal(
@@ -41,8 +41,7 @@ extension HTTPCache {
             }
             return completions.marked(.uncacheable)
         }
-        if handler.store.entries(for: key).contains(where: { Set($0.varyingRequestHeaders.keys) != Set(varying.keys) })
-        {
+        if await storedEntries(for: key).contains(where: { Set($0.varyingRequestHeaders.keys) != Set(varying.keys) }) {
             handler.store.removeEntries(for: key)  // the URL varies on other headers now
         }
         let base = CacheEntry(

@@ -129,10 +129,10 @@ public struct HTTPCache: Middleware {
         }
         if let entry, !entry.isPartial {
             switch handler.policy.use(of: entry, requestControl: requestControl, now: now) {
-            case .fresh: if let hit = serve(entry, env, .hit, now: now) { return hit }
-            case .staleAllowed: if let stale = serve(entry, env, .stale, now: now) { return stale }
+            case .fresh: if let hit = await serve(entry, env, .hit, now: now) { return hit }
+            case .staleAllowed: if let stale = await serve(entry, env, .stale, now: now) { return stale }
             case .staleWhileRevalidate:
-                guard let stale = serve(entry, env, .stale, now: now) else { break }
+                guard let stale = await serve(entry, env, .stale, now: now) else { break }
                 if !requestControl.onlyIfCached {
                     let background = Env(request: request)  // the caller's cancellation is not its own
                     let generation = handler.shared.generation.withLock { $0 }  // a reset from now on wins
@@ -174,7 +174,7 @@ public struct HTTPCache: Middleware {
             // left may not.
             if let entry, error.code != .cancelled, !env.isCancelled,
                 handler.policy.mayServeOnError(entry, requestControl: requestControl, now: requestDate),
-                let stale = serve(entry, env, .stale, now: requestDate)
+                let stale = await serve(entry, env, .stale, now: requestDate)
             {
                 return stale
             }
@@ -202,18 +202,18 @@ public struct HTTPCache: Middleware {
                 handler.store.store(updated, for: key)
             }
             // From the 304's env: what the layers below said of the exchange (Retry's attempt) stays.
-            if let revalidated = serve(updated, head, .revalidated, now: responseDate) { return revalidated }
+            if let revalidated = await serve(updated, head, .revalidated, now: responseDate) { return revalidated }
             // Its body went missing meanwhile: ask again.
             return try await fetch(env, requestControl, key: key, entry: nil, generation: generation)
         }
         if let entry, [500, 502, 503, 504].contains(response.status.code),
             handler.policy.mayServeOnError(entry, requestControl: requestControl, now: responseDate),
-            let stale = serve(entry, head, .stale, now: responseDate)
+            let stale = await serve(entry, head, .stale, now: responseDate)
         {
             try? await completions.drain()
             return stale
         }
-        return record(
+        return await record(
             completions,
             for: env,
             requestControl,
@@ -252,7 +252,7 @@ public struct HTTPCache: Middleware {
         _ status: CacheStatus,
         now: Date,
         as form: ServedForm = .whole
-    ) -> Completions? {
+    ) async -> Completions? {
         var served = env
         var headers = entry.headers
         headers[.age] = String(Int(min(CachePolicy.age(of: entry, now: now).rounded(.down), Double(Int32.max))))
@@ -275,7 +275,9 @@ public struct HTTPCache: Middleware {
             served.response = ResponseData(status: entry.status, headers: headers)
             return .streamed(head: served, body: entry.body)
         }
-        guard let body = entry.body.bytes() else { return nil }
+        // A stored file is read with blocking calls: off an adapter's event loop.
+        guard let body = entry.body.isInMemory ? entry.body.bytes() : await Offload.run({ entry.body.bytes() })
+        else { return nil }
         served.response = ResponseData(status: entry.status, headers: headers, body: body)
         return .buffered(served)
     }
