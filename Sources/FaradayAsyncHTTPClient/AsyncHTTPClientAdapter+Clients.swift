@@ -19,6 +19,22 @@ extension AsyncHTTPClientAdapter {
         if let proxy, !proxy.isPlainHTTPOrOpenSOCKS5 {
             throw proxy.refusal(by: "AsyncHTTPClientAdapter", for: request)
         }
+        // Through a tunnel AsyncHTTPClient checks an IP-literal origin's certificate against the
+        // proxy's address (the peer it is connected to): refused rather than checked wrongly.
+        if proxy != nil, request.url.scheme?.lowercased() == "https",
+            let host = request.url.host, (try? SocketAddress(ipAddress: host, port: 0)) != nil,
+            try TLSSettings.configuration(options.tls, base: tlsBase)?.certificateVerification
+                ?? tlsBase?.certificateVerification ?? .fullVerification == .fullVerification
+        {
+            throw FaradayError(
+                .unsupportedOption,
+                "AsyncHTTPClientAdapter cannot check the certificate of an IP address (\(host)) through a proxy: "
+                    + "AsyncHTTPClient checks it against the proxy's address. NIOAdapter checks it against the "
+                    + "origin's; the request was not sent.",
+                method: request.method,
+                url: request.url
+            )
+        }
         let key = ClientKey(
             connect: options.openTimeout ?? configuration.connectTimeout,
             read: options.readTimeout ?? configuration.readTimeout,

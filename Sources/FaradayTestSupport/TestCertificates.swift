@@ -24,8 +24,18 @@ public struct TestCertificates: Sendable {
     public let clientKeyPEM: String
     private let serverKeyPEM: String
 
-    /// Generates a fresh CA and a server and a client certificate issued by it, valid for a day.
-    public static func generate(commonName: String = "localhost") throws -> TestCertificates {
+    /// The address bytes of `127.0.0.1`, which the server certificate names unless told otherwise.
+    public static let ipv4Loopback: [UInt8] = [127, 0, 0, 1]
+    /// The address bytes of `::1`.
+    public static let ipv6Loopback: [UInt8] = Array(repeating: 0, count: 15) + [1]
+
+    /// Generates a fresh CA and a server and a client certificate issued by it, valid for a day;
+    /// the server certificate names `localhost` and the IP addresses `ipAddresses` (4 or 16 bytes
+    /// each).
+    public static func generate(
+        commonName: String = "localhost",
+        ipAddresses: [[UInt8]] = [ipv4Loopback]
+    ) throws -> TestCertificates {
         let caKey = P256.Signing.PrivateKey()
         let caName = try DistinguishedName { CommonName("Faraday Test CA") }
         let ca = try issue(
@@ -44,7 +54,7 @@ public struct TestCertificates: Sendable {
             key: serverKey.publicKey,
             issuer: caName,
             issuerKey: caKey,
-            extensions: try serverExtensions()
+            extensions: try serverExtensions(ipAddresses: ipAddresses)
         )
         let clientKey = P256.Signing.PrivateKey()
         let client = try issue(
@@ -129,11 +139,13 @@ public struct TestCertificates: Sendable {
         )
     }
 
-    private static func serverExtensions() throws -> Certificate.Extensions {
+    private static func serverExtensions(ipAddresses: [[UInt8]] = [ipv4Loopback]) throws -> Certificate.Extensions {
         try Certificate.Extensions {
             Critical(BasicConstraints.notCertificateAuthority)
             try ExtendedKeyUsage([.serverAuth])
-            SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+            SubjectAlternativeNames(
+                [.dnsName("localhost")] + ipAddresses.map { .ipAddress(ASN1OctetString(contentBytes: $0[...])) }
+            )
         }
     }
 

@@ -136,6 +136,36 @@ extension AdapterConformance {
             }
         }
 
+        /// Through a tunnel, an IP-literal origin's certificate is checked against the origin's
+        /// address, not the proxy's: a certificate naming `127.0.0.1` (the proxy's address) but
+        /// not `::1` (the origin's) is refused, one naming `::1` is accepted. AsyncHTTPClient
+        /// checks the proxy's address: AsyncHTTPClientAdapter refuses the request, unsent.
+        @Test(arguments: AdapterKind.onNIO, [true, false])
+        func anIPOriginsCertificateIsCheckedAgainstItsAddressThroughATunnel(
+            _ kind: AdapterKind,
+            _ namesTheOrigin: Bool
+        ) async throws {
+            let address = namesTheOrigin ? TestCertificates.ipv6Loopback : TestCertificates.ipv4Loopback
+            let certificates = try TestCertificates.generate(ipAddresses: [address])
+            let server = try await TestServer.start(tls: certificates, host: "::1")
+            let adapter = try kind.makeAdapter(trusting: certificates)
+            try await withProxy { proxy in
+                let connection = try Connection(url: "https://[::1]:\(server.port)", options: options(proxy)) {
+                    $0.adapter = adapter
+                }
+                if kind == .asyncHTTPClient {
+                    await #expect { try await connection.get("echo").value } throws: {
+                        isFaradayError($0, .unsupportedOption)
+                    }
+                    #expect(proxy.requests.isEmpty)
+                } else {
+                    try await expectTheCertificateCheck(passes: namesTheOrigin, connection, server)
+                }
+            }
+            try await shutDown(adapter)
+            try await server.shutdown()
+        }
+
         /// Pins are checked against the origin's certificate at the end of the tunnel, as without
         /// a proxy: the right pin passes, a wrong one fails before a request reaches the origin.
         @Test(arguments: AdapterKind.onNIO, [true, false])
@@ -153,17 +183,27 @@ extension AdapterConformance {
                     options: options(proxy),
                     handlers: [pinning]
                 ) { connection, server in
-                    if rightPin {
-                        let env = try await connection.get("echo").value
-                        #expect(env.status == .ok)
-                    } else {
-                        await #expect { try await connection.get("echo").value } throws: {
-                            isFaradayError($0, .tlsFailure)
-                        }
-                        #expect(server.requestsReceived == 0)
-                    }
+                    try await expectTheCertificateCheck(passes: rightPin, connection, server)
                     #expect(proxy.requests.first?.method == "CONNECT")
                 }
+            }
+        }
+
+        /// A GET that passes the certificate check, or fails it (`tlsFailure`) before a request
+        /// reaches the origin.
+        private func expectTheCertificateCheck(
+            passes: Bool,
+            _ connection: Connection,
+            _ server: TestServer
+        ) async throws {
+            if passes {
+                let env = try await connection.get("echo").value
+                #expect(env.status == .ok)
+            } else {
+                await #expect { try await connection.get("echo").value } throws: {
+                    isFaradayError($0, .tlsFailure)
+                }
+                #expect(server.requestsReceived == 0)
             }
         }
 

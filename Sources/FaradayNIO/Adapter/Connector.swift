@@ -8,6 +8,8 @@ import NIOPosix
 import NIOSOCKS
 import NIOSSL
 import NIOTLS
+import SwiftASN1
+import X509
 
 /// Where a connection goes and how: connections of one key are interchangeable, so a pool keeps
 /// them together.
@@ -30,62 +32,127 @@ struct PoolKey: Hashable, Sendable {
     var bracketedHost: String {
         bareHost.utf8.contains(UInt8(ascii: ":")) ? "[\(bareHost)]" : host
     }
+
+    /// The host's address bytes (4 or 16), as a certificate's `iPAddress` name holds them, when
+    /// it is an IP literal; `nil` for a name.
+    var addressBytes: [UInt8]? {
+        switch try? SocketAddress(ipAddress: bareHost, port: 0) {
+        case .v4(let address)?: withUnsafeBytes(of: address.address.sin_addr) { Array($0) }
+        case .v6(let address)?: withUnsafeBytes(of: address.address.sin6_addr) { Array($0) }
+        default: nil
+        }
+    }
+}
+
+/// The TLS context of a key's connections, and the address (if any) those connections check
+/// the certificate against themselves.
+///
+/// NIOSSL checks an IP-literal origin's certificate against the address of the peer it is
+/// connected to, which through a tunnel is the proxy's: a certificate naming the proxy's address
+/// would pass, and the origin's own would fail. For such a key, NIOSSL checks the chain only and
+/// the connection checks that the certificate names the origin's address.
+struct TLSContext: Sendable {
+    let context: NIOSSLContext
+    /// The origin's address, which the certificate must name; `nil` when NIOSSL checks the names.
+    let checkedAddress: [UInt8]?
+
+    init(_ configuration: TLSConfiguration, for key: PoolKey) throws {
+        var configuration = configuration
+        checkedAddress =
+            key.proxy != nil && configuration.certificateVerification == .fullVerification ? key.addressBytes : nil
+        if checkedAddress != nil { configuration.certificateVerification = .noHostnameVerification }
+        context = try NIOSSLContext(configuration: configuration)
+    }
 }
 
 /// Opens a connection for a key: TCP (to the proxy when there is one), the proxy's tunnel, TLS
 /// with the pin check, then HTTP/1.1, all within the connect timeout.
 enum Connector {
-    /// Opens the connection; a cancelled call stops at once, in whichever step it is (the
-    /// channels it opened are closed), with `cancelled`.
+    /// Opens the connection; a call cancelled during the TCP connect, the proxy's handshake or
+    /// TLS's stops at once (the channels it opened are closed), with `cancelled`. A name being
+    /// resolved is not interrupted: the call stops when the lookup returns.
     static func connect(
         _ key: PoolKey,
         on loop: any EventLoop,
-        tls: NIOSSLContext?,
+        tls: TLSContext?,
         verifier: ConnectionPinVerifier?,
         timeout: Duration,
         cancellation: CancellationToken
     ) async throws -> HTTP1Connection {
         let attempt = Attempt()
+        let cancelled = FaradayError(.cancelled, "The request was cancelled while its connection was opened.")
+        let connection: HTTP1Connection
         do {
-            return try await cancellation.withCancellationHandler {
+            connection = try await cancellation.withCancellationHandler {
                 try await connect(key, on: loop, tls: tls, verifier: verifier, timeout: timeout, attempt: attempt)
             } onCancel: {
                 attempt.cancel()
             }
         } catch {
             guard attempt.isCancelled else { throw error }
-            throw FaradayError(.cancelled, "The request was cancelled while its connection was opened.")
+            throw cancelled
         }
+        // A cancel that comes from now on leaves the connection alone (the pool may hand it on);
+        // one that came before its handlers ran has closed it.
+        guard attempt.finish() else {
+            connection.channel.close(promise: nil)
+            throw cancelled
+        }
+        return connection
     }
 
-    /// The channels one connect made (Happy Eyeballs may try several), closed when it is cancelled.
+    /// The channels one connect made (Happy Eyeballs may try several), closed when it is
+    /// cancelled before it finished.
     private final class Attempt: Sendable {
-        private let state = NIOLockedValueBox((isCancelled: false, channels: [any Channel]()))
+        private enum State {
+            case opening([any Channel])
+            case cancelled
+            case finished
+        }
 
-        var isCancelled: Bool { state.withLockedValue { $0.isCancelled } }
+        private let state = NIOLockedValueBox(State.opening([]))
+
+        var isCancelled: Bool {
+            state.withLockedValue {
+                if case .cancelled = $0 { return true }
+                return false
+            }
+        }
 
         /// Keeps `channel` to close on cancel; `false` when the attempt is cancelled already.
         func adopt(_ channel: any Channel) -> Bool {
             state.withLockedValue { state in
-                guard !state.isCancelled else { return false }
-                state.channels.append(channel)
+                guard case .opening(let channels) = state else { return false }
+                state = .opening(channels + [channel])
                 return true
             }
         }
 
+        /// Closes the channels opened so far, unless the attempt has finished.
         func cancel() {
-            let channels = state.withLockedValue { state in
-                state.isCancelled = true
-                return state.channels
+            let channels = state.withLockedValue { state -> [any Channel] in
+                guard case .opening(let channels) = state else { return [] }
+                state = .cancelled
+                return channels
             }
             for channel in channels { channel.close(promise: nil) }
+        }
+
+        /// Marks the attempt done, so that a later cancel closes nothing; `false` when it was
+        /// cancelled first.
+        func finish() -> Bool {
+            state.withLockedValue { state in
+                guard case .opening = state else { return false }
+                state = .finished
+                return true
+            }
         }
     }
 
     private static func connect(
         _ key: PoolKey,
         on loop: any EventLoop,
-        tls: NIOSSLContext?,
+        tls: TLSContext?,
         verifier: ConnectionPinVerifier?,
         timeout: Duration,
         attempt: Attempt
@@ -102,7 +169,10 @@ enum Connector {
             }
             .connect(host: target.0, port: target.1)
             .get()
-        if attempt.isCancelled { channel.close(promise: nil) }  // connected as the cancel came
+        if attempt.isCancelled {  // connected as the cancel came
+            channel.close(promise: nil)
+            throw CancellationError()
+        }
         // The proxy's handshake and TLS's share what is left of the timeout.
         let timedOut = NIOLockedValueBox(false)
         let timer = loop.scheduleTask(deadline: deadline) {
@@ -115,7 +185,8 @@ enum Connector {
                 try await tunnel(channel, through: proxy, to: key, deadline: deadline)
             }
             if let tls {
-                try await startTLS(channel, context: tls, host: key.bareHost)
+                try await startTLS(channel, context: tls.context, host: key.bareHost)
+                if let address = tls.checkedAddress { try await checkNames(address, on: channel, host: key.bareHost) }
                 if let verifier { try await verifier.initializer()(channel).get() }
             }
             let handler = try await loop.submit {
@@ -133,6 +204,23 @@ enum Connector {
                 throw FaradayError(.connectTimeout, "Opening the connection timed out (\(timeout)).", underlying: error)
             }
             throw error
+        }
+    }
+
+    /// Refuses a certificate whose names do not include the origin's IP `address`.
+    private static func checkNames(_ address: [UInt8], on channel: any Channel, host: String) async throws {
+        let leaf = try await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self).peerCertificate
+        }.get()
+        // An IPv4-mapped IPv6 origin (`[::ffff:10.0.0.5]`) is compared as its 16 bytes, as NIOSSL
+        // compares an address it is connected to.
+        let names = try? leaf.map { try Certificate(derEncoded: $0.toDERBytes()).extensions.subjectAlternativeNames }
+        let named = names??.contains { name in
+            if case .ipAddress(let octets) = name { return Array(octets.bytes) == address }
+            return false
+        }
+        guard named == true else {
+            throw FaradayError(.tlsFailure, "The server's certificate does not name the address \(host).")
         }
     }
 

@@ -20,7 +20,7 @@ final class LoopPool: @unchecked Sendable {
         /// to open their own.
         fileprivate var waiters = CircularBuffer<EventLoopPromise<HTTP1Connection?>>()
         /// The TLS context of the key's connections, made once (loading trust roots is costly).
-        fileprivate var tls: NIOSSLContext?
+        fileprivate var tls: TLSContext?
     }
 
     let loop: any EventLoop
@@ -42,7 +42,7 @@ final class LoopPool: @unchecked Sendable {
     /// most; on this pool's loop.
     func lease(
         _ key: PoolKey,
-        tls: @escaping () throws -> NIOSSLContext?,
+        tls: @escaping () throws -> TLSContext?,
         verifier: ConnectionPinVerifier?,
         connectTimeout: Duration,
         deadline: NIODeadline?,

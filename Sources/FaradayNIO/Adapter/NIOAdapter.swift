@@ -146,7 +146,7 @@ public final class NIOAdapter: Adapter {
         let callDeadline = options.timeout.map { NIODeadline.now() + TimeAmount($0) }
         let (connection, host) = try await pool.lease(
             key,
-            tls: { try self.tlsContext(options.tls) },
+            tls: { try self.tlsContext(options.tls, for: key) },
             verifier: verifier,
             connectTimeout: options.openTimeout ?? configuration.connectTimeout,
             deadline: callDeadline,
@@ -278,8 +278,8 @@ public final class NIOAdapter: Adapter {
         )
     }
 
-    /// A TLS context with the adapter's settings and a request's options.
-    private func tlsContext(_ options: TLSOptions) throws -> NIOSSLContext {
-        try NIOSSLContext(configuration: TLSSettings.configuration(options, base: tlsBase) ?? tlsBase)
+    /// A TLS context with the adapter's settings and a request's options, for `key`'s connections.
+    private func tlsContext(_ options: TLSOptions, for key: PoolKey) throws -> TLSContext {
+        try TLSContext(TLSSettings.configuration(options, base: tlsBase) ?? tlsBase, for: key)
     }
 }

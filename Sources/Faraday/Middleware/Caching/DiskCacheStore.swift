@@ -14,12 +14,15 @@ import HTTPTypes
 /// its owner only. The heads read are kept in memory while their files stay as they were (a
 /// `stat` of the folder and of each file tells), so a hit reads only the body.
 ///
-/// Writes, removals and trimming run on a queue of the store's own, in the order they were
-/// asked for, so that a call never waits for the disk to write (a call on an adapter's event
-/// loop would hold up every connection of that loop). A read waits for the work queued before
-/// it, so the store answers what it was told to store; and a body that arrives faster than the
-/// disk takes it is held back past 8 MiB queued rather than kept in memory. Reads are blocking
-/// calls: ``HTTPCache`` makes them off an adapter's event loop.
+/// Writes, removals and trimming run on a queue shared by the stores of the directory in this
+/// process, in the order they were asked for, so that a call does not wait for the disk to write
+/// (a call on an adapter's event loop would hold up every connection of that loop). A read waits
+/// for the work queued before it, so the store answers what it was told to store; a body that
+/// arrives faster than the disk takes it is held back past 8 MiB queued rather than kept in
+/// memory (the writer waits, on its event loop if it runs on one); and the queued work is
+/// finished when the process exits. Another process sees an entry once it is written:
+/// ``flush()`` waits for that. Reads are blocking calls: ``HTTPCache`` makes them off an
+/// adapter's event loop.
 public final class DiskCacheStore: CacheStore {
     /// The directory given; the store's files are in its `faraday-http-cache-1` folder.
     public let directory: URL
@@ -60,7 +63,7 @@ public final class DiskCacheStore: CacheStore {
         self.directory = directory
         self.capacity = capacity
         self.root = directory.appending(path: "faraday-http-cache-1", directoryHint: .isDirectory)
-        self.writes = DiskWrites.forDirectory(root.standardizedFileURL.path)
+        self.writes = DiskWrites.forDirectory(root.absoluteURL.resolvingSymlinksInPath().path)
     }
 
     /// A store whose queue calls `beforeEachWrite` before each piece of file work: for tests that
@@ -134,7 +137,7 @@ public final class DiskCacheStore: CacheStore {
 
     public func store(_ entry: CacheEntry, for key: String) {
         let writer = DiskEntryWriter(store: self, key: key)
-        writes.enqueue {
+        writes.enqueue(bytes: entry.body.isInMemory ? entry.body.length ?? 0 : 0) {
             guard let body = entry.body.bytes() else { return }  // a stored file read on the queue too
             writer.write(body)
             writer.finish(entry)

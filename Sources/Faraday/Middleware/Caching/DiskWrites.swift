@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// A ``DiskCacheStore``'s file work (writing entries, renaming them into place, removing and
 /// trimming), run in order on a queue of its own, so that a call whose stack runs on an adapter's
@@ -27,7 +28,8 @@ final class DiskWrites: Sendable {
 
     /// The queue of the stores of `directory` in this process, made when none is alive.
     static func forDirectory(_ directory: String) -> DiskWrites {
-        live.withLock { live in
+        _ = drainedAtExit
+        return live.withLock { live in
             if let writes = live[directory]?.writes { return writes }
             live = live.filter { $0.value.writes != nil }  // the directories no store uses any more
             let writes = DiskWrites()
@@ -42,13 +44,23 @@ final class DiskWrites: Sendable {
 
     private static let live = Locked([String: Weak]())
 
-    /// Queues `work`, which writes `bytes` bytes of a body; waits for the queue first when more
-    /// than ``maximumPendingBytes`` would be pending.
+    /// Registered once: the work queued when the process exits is finished first, so that the
+    /// last entries of a program that returns from `main` are in place.
+    private static let drainedAtExit: Void = {
+        atexit {
+            let alive = DiskWrites.live.withLock { $0.values.compactMap(\.writes) }
+            for writes in alive { writes.drain() }
+        }
+    }()
+
+    /// Queues `work`, which writes `bytes` bytes of a body; when that takes the bytes pending past
+    /// ``maximumPendingBytes``, waits for the queue, in the caller's thread: a disk slower than
+    /// the network holds up the writer (on an event loop, that loop) rather than fill memory.
     func enqueue(bytes: Int = 0, _ work: @escaping @Sendable () -> Void) {
         let isOver = pending.withLock { pending in
             pending.operations += 1
             pending.bytes += bytes
-            return pending.bytes > Self.maximumPendingBytes
+            return bytes > 0 && pending.bytes > Self.maximumPendingBytes
         }
         queue.async { [self] in
             beforeEach?()

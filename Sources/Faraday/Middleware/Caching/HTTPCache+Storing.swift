@@ -69,7 +69,10 @@ extension HTTPCache {
             if isCurrent() { handler.store.store(updated, for: key) }
             return completions.marked(status)
         }
-        guard let assembly = EntryAssembly(base, joining: entry) else { return completions.marked(.uncacheable) }
+        // Joining a stored part reads its file: off an adapter's event loop.
+        guard let assembly = await Offload.run({ EntryAssembly(base, joining: entry) }) else {
+            return completions.marked(.uncacheable)
+        }
         let recorder = BodyRecorder(
             writer: handler.store.makeWriter(for: key),
             limit: handler.maximumBodySize,
