@@ -96,11 +96,11 @@ fi
 [[ "$only" != streams ]] && taskset -c "$client_cores" "$bin" requests "$base" "$requests" "$rounds" ${CLIENTS:-}
 [[ "$only" == requests ]] && exit 0
 
-echo "Streamed downloads of $stream_bytes bytes, each client in a process of its own (median of $rounds; peak"
-echo "RSS of the whole process)"
+echo "Streamed downloads of $stream_bytes bytes, each client in a process of its own (median of $rounds; the"
+echo "client's CPU time per GiB; peak RSS of the whole process)"
 echo
-echo "| client | throughput | peak RSS |"
-echo "|---|---|---|"
+echo "| client | throughput | CPU per GiB | peak RSS |"
+echo "|---|---|---|---|"
 for client in rawAsyncHTTPClient faradayAsyncHTTPClientEmpty faradayAsyncHTTPClientSix faradayNIOEmpty faradayNIOSix \
     rawURLSession faradayURLSessionEmpty faradayURLSessionSix; do
     taskset -c "$client_cores" "$bin" stream "$base" "$client" "$stream_bytes" "$rounds"

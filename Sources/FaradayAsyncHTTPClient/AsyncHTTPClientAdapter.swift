@@ -109,6 +109,13 @@ public final class AsyncHTTPClientAdapter: Adapter {
         self.eventLoopGroup = MultiThreadedEventLoopGroup.singleton
     }
 
+    /// Whether the calling thread is one of the event loops AsyncHTTPClient runs on, which
+    /// ``Response/wait(timeout:)`` must not block.
+    public func ownsCurrentThread() -> Bool {
+        guard let current = MultiThreadedEventLoopGroup.currentEventLoop else { return false }
+        return eventLoopGroup.makeIterator().contains { $0 === current }
+    }
+
     deinit {
         // Released without shutdown(): start the clients' shutdown so none is left running (an
         // HTTPClient keeps itself alive until its shutdown completes).

@@ -133,6 +133,52 @@ extension AdapterConformance {
             }
         }
 
+        /// `wait()` on one of the adapter's event loops would block the thread its call needs: it
+        /// throws `wouldDeadlock` at once, on a loop task and in a callback (which NIOAdapter runs
+        /// on the loop), and still waits from any other thread.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+        @Test(arguments: AdapterKind.onNIO)
+        func waitOnTheAdaptersEventLoopThrowsInsteadOfHanging(kind: AdapterKind) async throws {
+            let server = try await TestServer.start()
+            let adapter = try kind.makeAdapter()
+            let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
+            // The bound ends a wait that hangs, for the test to fail instead; it measures nothing.
+            let bound = Duration.seconds(20)
+            let onALoop = await withCheckedContinuation { continuation in
+                MultiThreadedEventLoopGroup.singleton.next().execute {
+                    continuation.resume(returning: Result { () throws(FaradayError) in
+                        try connection.get("echo").wait(timeout: bound)
+                    })
+                }
+            }
+            #expect(Self.code(of: onALoop) == .wouldDeadlock, "\(kind)")
+            if kind == .nio {
+                let inACallback = await withCheckedContinuation { continuation in
+                    connection.get("echo").onSuccess { _ in
+                        continuation.resume(returning: Result { () throws(FaradayError) in
+                            try connection.get("echo").wait(timeout: bound)
+                        })
+                    }
+                }
+                #expect(Self.code(of: inACallback) == .wouldDeadlock)
+            }
+            let elsewhere = await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(returning: Result { () throws(FaradayError) in
+                        try connection.get("echo").wait(timeout: bound)
+                    })
+                }
+            }
+            #expect(try elsewhere.get().status == .ok, "a thread of no loop waits as before")
+            try await shutDown(adapter)
+            try await server.shutdown()
+        }
+
+        private static func code(of result: Result<Env, FaradayError>) -> FaradayError.Code? {
+            guard case .failure(let error) = result else { return nil }
+            return error.code
+        }
+
         /// At most `maximumConnectionsPerHost` connections to one origin on a loop; the calls
         /// beyond wait for one and reuse it.
         @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)

@@ -136,39 +136,46 @@ struct RequestTable {
     }
 }
 
-/// One streamed download: throughput and the process's peak resident memory.
+/// One streamed download: throughput, the client's CPU time per GiB (steadier than the
+/// throughput on a shared machine), and the process's peak resident memory.
 struct StreamResult {
     let client: Client
     let bytes: Int
     let seconds: Double
+    let cpuSeconds: Double
     let peakResidentBytes: Int
 
     var markdownRow: String {
         String(
-            format: "| %@ | %.0f MiB/s | %d MiB |",
+            format: "| %@ | %.0f MiB/s | %.0f ms | %d MiB |",
             client.label,
             Double(bytes) / seconds / 1_048_576,
+            cpuSeconds * 1000 * Double(1 << 30) / Double(bytes),
             peakResidentBytes >> 20
         )
     }
 }
 
-/// `rounds` downloads one after another; the median time, and the peak memory of them all.
+/// `rounds` downloads one after another; the median time and CPU time, and the peak memory of
+/// them all.
 func measureStream(_ client: Client, bytes: Int, rounds: Int, base: URL) async throws -> StreamResult {
     let runner = Runner.make(client, base: base)
     var times: [Double] = []
+    var cpuTimes: [Double] = []
     for _ in 0..<max(1, rounds) {
         let start = ContinuousClock.now
+        let cpuStart = ProcessUsage.cpuSeconds()
         let received = try await runner.stream("bytes/\(bytes)")
         times.append((ContinuousClock.now - start).seconds)
+        cpuTimes.append(ProcessUsage.cpuSeconds() - cpuStart)
         guard received == bytes else { throw LoopbackError.shortBody(expected: bytes, received: received) }
     }
     try await runner.shutdown()
-    let median = times.sorted()[times.count / 2]
     return StreamResult(
         client: client,
         bytes: bytes,
-        seconds: median,
+        seconds: times.sorted()[times.count / 2],
+        cpuSeconds: cpuTimes.sorted()[cpuTimes.count / 2],
         peakResidentBytes: ProcessUsage.peakResidentBytes()
     )
 }

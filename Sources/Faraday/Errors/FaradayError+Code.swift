@@ -6,7 +6,7 @@ extension FaradayError {
         private enum Base: String, Hashable, Sendable {
             case invalidURL, invalidMethod, invalidRequest, encodingFailed
             case bodyNotReplayable, bodyTooLarge, authenticationFailed, storageFailed
-            case stackLocked, misplacedHandler, noAdapter, unsupportedOption, noStubMatched
+            case stackLocked, misplacedHandler, noAdapter, unsupportedOption, noStubMatched, wouldDeadlock
             case connectionFailed, connectTimeout, readTimeout, writeTimeout, callTimeout
             case tlsFailure, cancelled, invalidResponse, parsingFailed, unacceptableContentType, unsupportedCharset
             case tooManyRedirects, redirectLoop, insecureRedirect, decompressionFailed, frameTooLarge
@@ -54,6 +54,9 @@ extension FaradayError {
         public static let unsupportedOption = Code(.unsupportedOption)
         /// The ``TestAdapter`` has no stub for the request.
         public static let noStubMatched = Code(.noStubMatched)
+        /// ``Response/wait(timeout:)`` was called on a thread the call itself needs (an event loop
+        /// of the adapter's); blocking it would hang the call for ever.
+        public static let wouldDeadlock = Code(.wouldDeadlock)
 
         // MARK: Transport
 

@@ -37,6 +37,9 @@ public final class Response: Sendable {
     /// The env the call starts from: its request and its cancellation, and the env of a call
     /// that fails before its response.
     let startEnv: Env
+    /// The stack's adapter, asked for the executor to run the call on and whether the calling
+    /// thread is its own; `nil` for a call that failed before it could start.
+    let adapter: (any Adapter)?
 
     /// The call's cancellation.
     var cancellation: CancellationToken { startEnv.cancellation }
@@ -45,13 +48,15 @@ public final class Response: Sendable {
 
     init(startEnv: Env, app: any App, adapter: any Adapter, start: Start?) {
         self.startEnv = startEnv
-        self.state = Locked(State(phase: .notStarted(State.Starter(app: app, adapter: adapter, start: start))))
+        self.adapter = adapter
+        self.state = Locked(State(phase: .notStarted(State.Starter(app: app, start: start))))
     }
 
     /// A handle for a call that failed before it could start (a bad URL or method).
     init(request: Request, failure: FaradayError) {
         let cancellation = CancellationToken()
         self.startEnv = Env(request: request, cancellation: cancellation)
+        self.adapter = nil
         var env = startEnv
         env.error = failure.attaching(request)
         env.phase = .final
@@ -200,8 +205,6 @@ extension Response {
         /// closure thunk.
         struct Starter {
             let app: any App
-            /// The stack's adapter, asked for the executor to run the call on.
-            let adapter: any Adapter
             /// How to call the stack; `nil` for the common call, the stack called once.
             let start: Start?
 

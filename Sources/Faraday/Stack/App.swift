@@ -33,12 +33,20 @@ public protocol Adapter: App {
     /// callbacks; the caller's own code after the await runs where it ran before.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     func preferredExecutor(for request: Request) -> (any TaskExecutor)?
+
+    /// Whether the calling thread is one the adapter's own work runs on (one of its event
+    /// loops); `false` by default. ``Response/wait(timeout:)`` refuses to block such a thread,
+    /// since the call it would wait for could then never run.
+    func ownsCurrentThread() -> Bool
 }
 
 extension Adapter {
     /// No preference: the stack runs where the caller awaits it.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     public func preferredExecutor(for request: Request) -> (any TaskExecutor)? { nil }
+
+    /// The adapter runs nothing on threads of its own.
+    public func ownsCurrentThread() -> Bool { false }
 }
 
 /// Builds one middleware around the app below it. A connection's stack is a list of handlers.

@@ -95,6 +95,13 @@ public final class NIOAdapter: Adapter {
         pool().executor
     }
 
+    /// Whether the calling thread is one of the group's loops, which ``Response/wait(timeout:)``
+    /// must not block.
+    public func ownsCurrentThread() -> Bool {
+        guard let current = MultiThreadedEventLoopGroup.currentEventLoop else { return false }
+        return pools.contains { $0.loop === current }
+    }
+
     /// The pool of the current loop, or of the next loop in turn.
     private func pool() -> LoopPool {
         if let current = MultiThreadedEventLoopGroup.currentEventLoop,

@@ -123,6 +123,9 @@ public final class CassetteAdapter: Adapter {
 
     // MARK: Adapter
 
+    /// The recording adapter's threads: a recorded call runs on them.
+    public func ownsCurrentThread() -> Bool { recorder.ownsCurrentThread() }
+
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
         var env = env
         try loadIfNeeded()
