@@ -143,30 +143,26 @@ extension AdapterConformance {
             let adapter = try kind.makeAdapter()
             let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
             // The bound ends a wait that hangs, for the test to fail instead; it measures nothing.
-            let bound = Duration.seconds(20)
+            let waitForEcho = { @Sendable in
+                Result { () throws(FaradayError) in try connection.get("echo").wait(timeout: .seconds(20)) }
+            }
             let onALoop = await withCheckedContinuation { continuation in
                 MultiThreadedEventLoopGroup.singleton.next().execute {
-                    continuation.resume(returning: Result { () throws(FaradayError) in
-                        try connection.get("echo").wait(timeout: bound)
-                    })
+                    continuation.resume(returning: waitForEcho())
                 }
             }
             #expect(Self.code(of: onALoop) == .wouldDeadlock, "\(kind)")
             if kind == .nio {
                 let inACallback = await withCheckedContinuation { continuation in
                     connection.get("echo").onSuccess { _ in
-                        continuation.resume(returning: Result { () throws(FaradayError) in
-                            try connection.get("echo").wait(timeout: bound)
-                        })
+                        continuation.resume(returning: waitForEcho())
                     }
                 }
                 #expect(Self.code(of: inACallback) == .wouldDeadlock)
             }
             let elsewhere = await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
-                    continuation.resume(returning: Result { () throws(FaradayError) in
-                        try connection.get("echo").wait(timeout: bound)
-                    })
+                    continuation.resume(returning: waitForEcho())
                 }
             }
             #expect(try elsewhere.get().status == .ok, "a thread of no loop waits as before")
