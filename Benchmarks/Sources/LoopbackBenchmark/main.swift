@@ -5,7 +5,8 @@
 //     LoopbackBenchmark requests BASE_URL [COUNT] [ROUNDS] [CLIENT,…] # sequential, 64 in flight from 64
 //                                                                     # workers, and from a task a request
 //                                                                     # (MODE=sequential|concurrent|tasks: one;
-//                                                                     # MIDDLEWARE=Cookies: that one of the six alone)
+//                                                                     # MIDDLEWARE=Cookies: that one of the six alone;
+//                                                                     # CALLER=loop: the caller's code on an event loop)
 //     LoopbackBenchmark stream BASE_URL CLIENT [BYTES] [ROUNDS]       # streamed downloads, peak RSS
 //     LoopbackBenchmark cache BASE_URL [COUNT] [ROUNDS]               # HTTPCache hits against the network
 //     LoopbackBenchmark label CLIENT                                  # a client's name in the tables
