@@ -228,7 +228,8 @@ public final class AsyncHTTPClientAdapter: Adapter {
             base: tlsBase
         )
         let streams = request.options.streaming != nil
-        let delegate = ResponseDelegate(streams: streams, request: request, progress: env)
+        let delegate = ResponseDelegate(request: request, progress: env)
+        let exchange = delegate.exchange
         let deadline = request.options.timeout.map { NIODeadline.now() + TimeAmount($0) }
 
         try env.cancellation.check()
@@ -239,10 +240,10 @@ public final class AsyncHTTPClientAdapter: Adapter {
             deadline: deadline,
             logger: Self.clientLogger(env.logger)
         )
-        let head: ResponseDelegate.Head
+        let head: Exchange.Head
         do {
             head = try await env.cancellation.withCancellationHandler {
-                try await delegate.head()
+                try await exchange.head()
             } onCancel: {
                 task.cancel()
             }
@@ -266,7 +267,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
             head: completion,
             nextFrame: {
                 do {
-                    guard let part = try await delegate.nextPart() else {
+                    guard let part = try await exchange.nextPart() else {
                         lease.release()
                         return nil
                     }

@@ -1,4 +1,5 @@
 import Faraday
+import FaradayNIO
 import Foundation
 import Testing
 
@@ -9,16 +10,17 @@ extension AdapterConformance {
     /// ended without a head left the head waiter waiting for ever).
     @Suite(.timeLimit(.minutes(1))) struct ResponseDelegateTests {
         private func delegate(streams: Bool) throws -> ResponseDelegate {
-            let env = Env(request: Request(method: .get, url: try #require(URL(string: "http://127.0.0.1/"))))
-            return ResponseDelegate(streams: streams, request: env.request, progress: env)
+            var request = Request(method: .get, url: try #require(URL(string: "http://127.0.0.1/")))
+            if streams { request.options.streaming = .chunks }
+            return ResponseDelegate(request: request, progress: Env(request: request))
         }
 
         @Test(arguments: [true, false])
         func anEndWithoutAHeadFailsTheWaiter(streams: Bool) async throws {
             let delegate = try delegate(streams: streams)
-            let waiting = Task { try await delegate.head() }
-            while !delegate.isWaitingForHead && !Task.isCancelled { await Task.yield() }
-            delegate.finish()
+            let waiting = Task { try await delegate.exchange.head() }
+            while !delegate.exchange.isWaitingForHead && !Task.isCancelled { await Task.yield() }
+            delegate.exchange.finish()
             let error = await #expect(throws: FaradayError.self) { try await waiting.value }
             #expect(error?.code == .invalidResponse)
         }
@@ -26,8 +28,8 @@ extension AdapterConformance {
         @Test(arguments: [true, false])
         func aHeadAskedForAfterAnEndWithoutOneFails(streams: Bool) async throws {
             let delegate = try delegate(streams: streams)
-            delegate.finish()
-            await #expect(throws: FaradayError.self) { try await delegate.head() }
+            delegate.exchange.finish()
+            await #expect(throws: FaradayError.self) { try await delegate.exchange.head() }
         }
     }
 }

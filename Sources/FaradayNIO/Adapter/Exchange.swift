@@ -7,12 +7,16 @@ import NIOHTTP1
 /// parts as they arrive; the consumer side awaits the head (in buffered mode, the whole body) and
 /// then, streamed, takes one part at a time. The socket is read ahead of a streamed consumer up to
 /// ``highWatermark`` bytes, and again once it has taken all but ``lowWatermark`` of them, so a
-/// slow consumer slows the socket and a fast one never waits for a hop per part.
-final class Exchange: Sendable {
+/// slow consumer slows the socket and a fast one never waits for a hop per part. Received bytes
+/// are reported to the call's progress observers as they arrive.
+///
+/// Both NIO adapters use it: NIOAdapter's connection handler, and AsyncHTTPClientAdapter's
+/// delegate.
+package final class Exchange: Sendable {
     /// The response head, and the whole body in buffered mode.
-    struct Head: Sendable {
-        let head: HTTPResponseHead
-        let body: ByteBuffer?
+    package struct Head: Sendable {
+        package let head: HTTPResponseHead
+        package let body: ByteBuffer?
     }
 
     private struct State {
@@ -41,10 +45,11 @@ final class Exchange: Sendable {
     private let maxBufferedBodySize: Int
     private let request: Request
     private let progress: Env
-    /// Asks the connection for more bytes (on the loop); set by the connection's handler.
+    /// Asks the connection for more bytes, once reads were held (``shouldRead()`` said no) and
+    /// the consumer has caught up; called on the consumer's thread.
     let readMore: @Sendable () -> Void
 
-    init(request: Request, progress: Env, readMore: @escaping @Sendable () -> Void) {
+    package init(request: Request, progress: Env, readMore: @escaping @Sendable () -> Void) {
         self.streams = request.options.streaming != nil
         self.maxBufferedBodySize = request.options.maxBufferedBodySize
         self.request = request
@@ -55,13 +60,14 @@ final class Exchange: Sendable {
     // MARK: Consumer side
 
     /// Waits for the head (and, in buffered mode, the whole body).
-    func head() async throws -> Head {
+    package func head() async throws -> Head {
         try await withCheckedThrowingContinuation { continuation in
             let result = state.withLockedValue { state -> Result<Head, any Error>? in
                 if let failure = state.failure { return .failure(failure) }
                 if let head = state.head, streams || state.isFinished {
                     return .success(Head(head: head, body: streams ? nil : state.buffered))
                 }
+                if state.isFinished { return .failure(Self.endedWithoutHead) }
                 state.headWaiter = continuation
                 return nil
             }
@@ -70,7 +76,7 @@ final class Exchange: Sendable {
     }
 
     /// The next body part in streamed mode; `nil` at the end.
-    func nextPart() async throws -> ByteBuffer? {
+    package func nextPart() async throws -> ByteBuffer? {
         try await withCheckedThrowingContinuation { continuation in
             let (result, resume) = state.withLockedValue { state -> (Result<ByteBuffer?, any Error>?, Bool) in
                 let resume = { (state: inout State) -> Bool in
@@ -96,7 +102,7 @@ final class Exchange: Sendable {
     /// Whether the connection may read on: always for a buffered body; for a streamed one while
     /// the consumer is less than ``highWatermark`` bytes behind (else the read is held, and
     /// ``nextPart()`` asks for it once the consumer has caught up).
-    func shouldRead() -> Bool {
+    package func shouldRead() -> Bool {
         guard streams else { return true }
         return state.withLockedValue { state in
             guard state.queuedBytes >= Self.highWatermark else { return true }
@@ -107,7 +113,8 @@ final class Exchange: Sendable {
 
     // MARK: Loop side
 
-    func receive(_ head: HTTPResponseHead) {
+    /// Takes the response head.
+    package func receive(_ head: HTTPResponseHead) {
         let expected = TransferProgress.expectedBodyLength(
             method: request.method,
             status: Int(head.status.code),
@@ -126,7 +133,7 @@ final class Exchange: Sendable {
 
     /// Takes a body part; `false` when the buffered body would pass its limit (the exchange has
     /// failed then).
-    func receive(_ part: ByteBuffer) -> Bool {
+    package func receive(_ part: ByteBuffer) -> Bool {
         let (received, expected, fits, waiter) = state.withLockedValue { state in
             state.received += Int64(part.readableBytes)
             guard streams else {
@@ -150,8 +157,9 @@ final class Exchange: Sendable {
         return true
     }
 
-    /// The end of the response: every waiter is resumed.
-    func finish() {
+    /// The end of the response: every waiter is resumed, the head's with a failure when no head
+    /// came (a waiter left waiting would hang the call).
+    package func finish() {
         let (headWaiter, partWaiter, head) = state.withLockedValue { state in
             state.isFinished = true
             defer {
@@ -174,7 +182,7 @@ final class Exchange: Sendable {
     /// Fails the exchange with `error` unless it ended already; `true` when it did fail it. Parts
     /// that arrived before are still handed over, then the error.
     @discardableResult
-    func fail(_ error: any Error) -> Bool {
+    package func fail(_ error: any Error) -> Bool {
         let (failed, headWaiter, partWaiter) = state.withLockedValue { state in
             guard !state.isFinished, state.failure == nil else {
                 return (
@@ -193,5 +201,8 @@ final class Exchange: Sendable {
         return failed
     }
 
-    static let endedWithoutHead = FaradayError(.invalidResponse, "The connection ended without a response head.")
+    static let endedWithoutHead = FaradayError(.invalidResponse, "The response ended without a head.")
+
+    /// Whether a consumer waits for the head now, for tests.
+    package var isWaitingForHead: Bool { state.withLockedValue { $0.headWaiter != nil } }
 }
