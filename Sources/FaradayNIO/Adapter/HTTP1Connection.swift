@@ -30,7 +30,8 @@ final class HTTP1Connection: @unchecked Sendable {
 ///
 /// `@unchecked Sendable` without a lock: its loop is its lock. NIO calls it on its channel's loop,
 /// and the adapter only from code on that loop (the call under the loop's executor preference, or
-/// closures it hands to `loop.execute`).
+/// closures it hands to `loop.execute`), which each entry point asserts (debug builds: the whole
+/// conformance suite runs with the check).
 final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundIn = HTTPClientRequestPart
@@ -65,6 +66,7 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
 
     /// Starts an exchange on this idle connection; the request is written by the caller.
     func start(_ exchange: Exchange, readTimeout: TimeAmount?, keepAlive: Bool, end: @escaping End) {
+        assertOnLoop()
         self.exchange = exchange
         self.end = end
         self.keepAlive = keepAlive
@@ -85,12 +87,14 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
 
     /// The request's end was written: the wait for the response's bytes starts now.
     func requestEnded() {
+        assertOnLoop()
         requestSent = true
         lastRead = .now()
     }
 
     /// The consumer took every part: lets a held read through.
     func resumeReading() {
+        assertOnLoop()
         guard heldRead, let context, !isClosed else { return }
         heldRead = false
         lastRead = .now()
@@ -100,8 +104,14 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
     /// Fails `exchange` with `error` and closes the connection, if that exchange still runs here
     /// (a call that cancels late must not end the next call on its connection).
     func fail(_ exchange: Exchange, with error: any Error) {
+        assertOnLoop()
         guard self.exchange === exchange else { return }
         fail(error)
+    }
+
+    /// Checks, in debug builds, that the adapter calls in on the channel's loop.
+    private func assertOnLoop() {
+        context?.eventLoop.assertInEventLoop()
     }
 
     /// Fails the exchange with `error` and closes the connection.
