@@ -13,6 +13,16 @@ if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
     // The stack runs on the event loop of the call's connection; this line runs where it did before.
     let env = try await connection.get("status").value
     print(env.status?.code ?? 0)
-    try await adapter.shutdown()
+    // snippet.manyCalls
+    // Many calls at once: tasks that prefer the adapter's loop make their calls with no hop.
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for id in 1...64 {
+            group.addTask(executorPreference: adapter.loopExecutor()) {
+                _ = try await connection.get("items/\(id)").value
+            }
+        }
+        try await group.waitForAll()
+    }
     // snippet.hide
+    try await adapter.shutdown()
 }

@@ -57,6 +57,34 @@ extension AdapterConformance {
             }
         }
 
+        /// Tasks of the caller's that prefer `loopExecutor()` make their calls on that loop, and
+        /// their code after the await stays there: no hop either way.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+        @Test func aCallerOnTheAdaptersLoopCallsWithNoHop() async throws {
+            let seen = Recorder()
+            let server = try await TestServer.start()
+            let adapter = NIOAdapter()
+            let connection = try Connection(url: server.baseURL.absoluteString) { builder in
+                builder.use { LoopProbe(app: $0, seen: seen) }
+                builder.adapter = adapter
+            }
+            let executor = adapter.loopExecutor()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask(executorPreference: executor) {
+                        let before = MultiThreadedEventLoopGroup.currentEventLoop
+                        _ = try await connection.get("echo").value
+                        let after = MultiThreadedEventLoopGroup.currentEventLoop
+                        #expect(before != nil && before === after, "the caller's code ran on one loop throughout")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(seen.log.filter { $0.hasSuffix("true") }.count == 8, "every hook of the 4 calls ran on a loop")
+            try await adapter.shutdown()
+            try await server.shutdown()
+        }
+
         /// Issue 48, point 3: a 64 MiB JSON body is decoded off the loop, which answers meanwhile.
         @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         @Test func aLargeJSONBodyIsDecodedOffTheLoopWhichStaysResponsive() async throws {
