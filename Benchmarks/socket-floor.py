@@ -28,7 +28,10 @@ def get():
     received = b""
     while True:
         poll.poll()
-        received += sock.recv(65536)
+        data = sock.recv(65536)
+        if not data:
+            sys.exit("the server closed the connection")
+        received += data
         end = received.find(b"\r\n\r\n")
         if end < 0:
             continue

@@ -112,8 +112,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
     /// Whether the calling thread is one of the event loops AsyncHTTPClient runs on, which
     /// ``Response/wait(timeout:)`` must not block.
     public func ownsCurrentThread() -> Bool {
-        guard let current = MultiThreadedEventLoopGroup.currentEventLoop else { return false }
-        return eventLoopGroup.makeIterator().contains { $0 === current }
+        eventLoopGroup.makeIterator().contains { $0.inEventLoop }
     }
 
     deinit {

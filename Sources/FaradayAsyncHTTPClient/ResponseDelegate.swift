@@ -67,12 +67,16 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
             return task.eventLoop.makeSucceededVoidFuture()
         }
         guard !exchange.shouldRead() else { return task.eventLoop.makeSucceededVoidFuture() }
+        // AsyncHTTPClient hands no part over while the future it was given is pending, so there is
+        // one hold at a time, and the exchange's one `readMore` for it completes this promise (or,
+        // come first, lets it succeed at once).
         let promise = task.eventLoop.makePromise(of: Void.self)
         let resumed = reads.withLock { reads in
             guard !reads.resumedEarly else {
                 reads.resumedEarly = false
                 return true
             }
+            assert(reads.held == nil, "AsyncHTTPClient handed a part over while a read was held")
             reads.held = promise
             return false
         }

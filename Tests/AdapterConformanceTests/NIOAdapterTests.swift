@@ -171,29 +171,46 @@ extension AdapterConformance {
             let adapter = try kind.makeAdapter()
             let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
             // The bound ends a wait that hangs, for the test to fail instead; it measures nothing.
-            let waitForEcho = { @Sendable in
-                Result { () throws(FaradayError) in try connection.get("echo").wait(timeout: .seconds(20)) }
+            let waitFor = { @Sendable (response: Response) in
+                Result { () throws(FaradayError) in try response.wait(timeout: .seconds(20)) }
             }
+            let refused = connection.get("echo")
             let onALoop = await withCheckedContinuation { continuation in
                 MultiThreadedEventLoopGroup.singleton.next().execute {
-                    continuation.resume(returning: waitForEcho())
+                    continuation.resume(returning: waitFor(refused))
                 }
             }
             #expect(Self.code(of: onALoop) == .wouldDeadlock, "\(kind)")
+            // The refused call ended unsent: awaiting it now gives the same error, not a response.
+            #expect(refused.isFinished)
+            if refused.isFinished {  // (else awaiting it would wait for a call nobody runs)
+                do {
+                    _ = try await refused.value
+                    Issue.record("the refused call was sent after all")
+                } catch {
+                    #expect(error.code == .wouldDeadlock)
+                }
+            }
             if kind == .nio {
                 let inACallback = await withCheckedContinuation { continuation in
-                    connection.get("echo").onSuccess { _ in
-                        continuation.resume(returning: waitForEcho())
+                    let first = connection.get("echo")
+                    first.onSuccess { _ in
+                        // The finished call's own wait returns at once; a new call's is refused.
+                        let own = waitFor(first)
+                        continuation.resume(returning: (own, waitFor(connection.get("echo"))))
                     }
                 }
-                #expect(Self.code(of: inACallback) == .wouldDeadlock)
+                #expect(try inACallback.0.get().status == .ok, "a finished call is waited for on its loop")
+                #expect(Self.code(of: inACallback.1) == .wouldDeadlock)
             }
             let elsewhere = await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
-                    continuation.resume(returning: waitForEcho())
+                    continuation.resume(returning: waitFor(connection.get("echo")))
                 }
             }
             #expect(try elsewhere.get().status == .ok, "a thread of no loop waits as before")
+            // Sent: the callback's call and the last one; never a refused one.
+            #expect(server.requestsReceived == (kind == .nio ? 2 : 1))
             try await shutDown(adapter)
             try await server.shutdown()
         }

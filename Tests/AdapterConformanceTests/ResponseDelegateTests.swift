@@ -6,8 +6,9 @@ import Testing
 @testable import FaradayAsyncHTTPClient
 
 extension AdapterConformance {
-    /// AsyncHTTPClient's delegate resumes every waiter on every ending (issue 45: a transfer that
-    /// ended without a head left the head waiter waiting for ever).
+    /// AsyncHTTPClient's delegate, through the exchange it shares with NIOAdapter, resumes every
+    /// waiter on every ending (issue 45: a transfer that ended without a head left the head waiter
+    /// waiting for ever). Its held reads are shown by `StreamingTests.aSlowConsumerHoldsTheServerBack`.
     @Suite(.timeLimit(.minutes(1))) struct ResponseDelegateTests {
         private func delegate(streams: Bool) throws -> ResponseDelegate {
             var request = Request(method: .get, url: try #require(URL(string: "http://127.0.0.1/")))

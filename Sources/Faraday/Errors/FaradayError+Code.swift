@@ -55,7 +55,7 @@ extension FaradayError {
         /// The ``TestAdapter`` has no stub for the request.
         public static let noStubMatched = Code(.noStubMatched)
         /// ``Response/wait(timeout:)`` was called on a thread the call itself needs (an event loop
-        /// of the adapter's); blocking it would hang the call for ever.
+        /// of the adapter's); blocking it would hang the call until its timeout, or for ever.
         public static let wouldDeadlock = Code(.wouldDeadlock)
 
         // MARK: Transport

@@ -17,10 +17,10 @@ extension Response {
     /// consumer awaits where it is.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     private func adapterExecutor() -> (any TaskExecutor)? {
-        let isStarted = state.withLock { state in
-            guard case .notStarted = state.phase else { return true }
-            return false
+        let adapter = state.withLock { state -> (any Adapter)? in
+            guard case .notStarted = state.phase else { return nil }
+            return state.adapter
         }
-        return isStarted ? nil : adapter?.preferredExecutor(for: request)
+        return adapter?.preferredExecutor(for: request)
     }
 }

@@ -146,6 +146,7 @@ extension Response {
         let taken = state.withLock { [env] state -> ([State.Callback], [State.HeadWaiter])? in
             if case .finished = state.phase { return nil }
             state.phase = .finished(env)
+            state.adapter = nil
             state.completions = nil
             state.isStepping = false
             state.driver = nil

@@ -37,9 +37,6 @@ public final class Response: Sendable {
     /// The env the call starts from: its request and its cancellation, and the env of a call
     /// that fails before its response.
     let startEnv: Env
-    /// The stack's adapter, asked for the executor to run the call on and whether the calling
-    /// thread is its own; `nil` for a call that failed before it could start.
-    let adapter: (any Adapter)?
 
     /// The call's cancellation.
     var cancellation: CancellationToken { startEnv.cancellation }
@@ -48,15 +45,13 @@ public final class Response: Sendable {
 
     init(startEnv: Env, app: any App, adapter: any Adapter, start: Start?) {
         self.startEnv = startEnv
-        self.adapter = adapter
-        self.state = Locked(State(phase: .notStarted(State.Starter(app: app, start: start))))
+        self.state = Locked(State(phase: .notStarted(State.Starter(app: app, start: start)), adapter: adapter))
     }
 
     /// A handle for a call that failed before it could start (a bad URL or method).
     init(request: Request, failure: FaradayError) {
         let cancellation = CancellationToken()
         self.startEnv = Env(request: request, cancellation: cancellation)
-        self.adapter = nil
         var env = startEnv
         env.error = failure.attaching(request)
         env.phase = .final
@@ -222,6 +217,10 @@ extension Response {
         }
 
         var phase: Phase
+        /// The stack's adapter until the call finishes, asked for the executor to run the call on
+        /// and whether the calling thread is its own; `nil` for a call that failed before it
+        /// could start.
+        var adapter: (any Adapter)?
         /// The response, once its head is known.
         var completions: Completions?
         /// A consumer has the right to pull the completions (an awaited ``value``, the first loop,

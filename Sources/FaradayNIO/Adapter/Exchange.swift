@@ -46,7 +46,8 @@ package final class Exchange: Sendable {
     private let request: Request
     private let progress: Env
     /// Asks the connection for more bytes, once reads were held (``shouldRead()`` said no) and
-    /// the consumer has caught up; called on the consumer's thread.
+    /// the consumer has caught up; called on the consumer's thread, once for each hold however
+    /// many times ``shouldRead()`` said no meanwhile, and never before the first of them.
     let readMore: @Sendable () -> Void
 
     package init(request: Request, progress: Env, readMore: @escaping @Sendable () -> Void) {

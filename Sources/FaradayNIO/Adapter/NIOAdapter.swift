@@ -98,8 +98,7 @@ public final class NIOAdapter: Adapter {
     /// The executor of one of the group's event loops: the caller's, when it runs on one, else
     /// the next in turn. Prefer it for tasks of your own that make many calls (a task group's
     /// `addTask(executorPreference:)`): their calls then run where their bytes are, with no hop
-    /// between Swift's pool and the loop (in `Benchmarks/README.md`, 64 tasks in flight switch
-    /// threads 0.01 times a request instead of about once).
+    /// between Swift's pool and the loop (`Benchmarks/README.md`, `CALLER=loop`).
     public func loopExecutor() -> any TaskExecutor {
         pool().executor
     }

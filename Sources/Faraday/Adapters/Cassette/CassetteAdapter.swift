@@ -123,8 +123,9 @@ public final class CassetteAdapter: Adapter {
 
     // MARK: Adapter
 
-    /// The recording adapter's threads: a recorded call runs on them.
-    public func ownsCurrentThread() -> Bool { recorder.ownsCurrentThread() }
+    /// The recording adapter's threads, unless the cassette only replays: a recorded call runs
+    /// on them.
+    public func ownsCurrentThread() -> Bool { mode != .none && recorder.ownsCurrentThread() }
 
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
         var env = env

@@ -143,6 +143,9 @@ public final class TestAdapter: Adapter {
 
     // MARK: Adapter
 
+    /// The pass-through adapter's threads: a request no stub matches runs on them.
+    public func ownsCurrentThread() -> Bool { passThrough?.ownsCurrentThread() ?? false }
+
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
         let requestBody: Data
         do {
