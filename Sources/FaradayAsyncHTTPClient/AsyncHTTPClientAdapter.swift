@@ -110,7 +110,7 @@ public final class AsyncHTTPClientAdapter: Adapter {
     }
 
     /// Whether the calling thread is one of the event loops AsyncHTTPClient runs on, which
-    /// ``Response/wait(timeout:)`` must not block.
+    /// `Response.wait(timeout:)` must not block.
     public func ownsCurrentThread() -> Bool {
         eventLoopGroup.makeIterator().contains { $0.inEventLoop }
     }

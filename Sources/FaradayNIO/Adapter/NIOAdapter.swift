@@ -103,7 +103,7 @@ public final class NIOAdapter: Adapter {
         pool().executor
     }
 
-    /// Whether the calling thread is one of the group's loops, which ``Response/wait(timeout:)``
+    /// Whether the calling thread is one of the group's loops, which `Response.wait(timeout:)`
     /// must not block.
     public func ownsCurrentThread() -> Bool {
         guard let current = MultiThreadedEventLoopGroup.currentEventLoop else { return false }
