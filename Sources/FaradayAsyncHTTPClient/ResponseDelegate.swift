@@ -13,8 +13,9 @@ import NIOHTTP1
 final class ResponseDelegate: HTTPClientResponseDelegate {
     typealias Response = Void
 
-    /// AsyncHTTPClient's read held for a consumer that fell behind, and a resumption that came
-    /// before the delegate held it.
+    /// What the delegate keeps beside the exchange: AsyncHTTPClient's read held for a consumer
+    /// that fell behind, a resumption that came before the delegate held it, and the request
+    /// bytes sent so far.
     private struct Reads {
         var held: EventLoopPromise<Void>?
         var resumedEarly = false
