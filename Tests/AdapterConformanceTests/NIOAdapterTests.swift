@@ -152,6 +152,56 @@ extension AdapterConformance {
             try await group.shutdownGracefully()
         }
 
+        /// A body arriving faster than the disk takes it is held back past 8 MiB queued by a
+        /// suspension of the call, not by blocking its thread: while the disk holds every write,
+        /// a 12 MiB body (buffered or streamed) stalls, the loop answers, and the entry is stored
+        /// whole once the disk goes on.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+        @Test(arguments: [false, true])
+        func aDiskBehindTheNetworkHoldsTheCallBackNotTheLoop(streamed: Bool) async throws {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            let adapter = NIOAdapter(configuration: NIOAdapter.Configuration(), group: group)
+            let server = try await TestServer.start()
+            let directory = FileManager.default.temporaryDirectory.appending(path: "faraday-cache-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let disk = DispatchSemaphore(value: 0)  // signalled once, it stays open
+            let store = DiskCacheStore(directory: directory) {
+                _ = disk.wait(timeout: .now() + 60)
+                disk.signal()
+            }
+            let connection = try Connection(url: server.baseURL.absoluteString) { builder in
+                builder.use(HTTPCache.Handler(store: store, maximumBodySize: 16 << 20))
+                builder.adapter = adapter
+            }
+            let path = "bytes/\(12 << 20)?max-age=60"
+            // The completions are pulled on the loop: by `value`, and by the callbacks' task.
+            let call = connection.get(path, streaming: streamed ? .chunks : nil)
+            let streamedBytes = Locked(0)
+            if streamed { call.onComplete { env in streamedBytes.withLock { $0 += env.body.count } } }
+            let first = Task { try await call.value }
+            // Bounds on waits that cannot end if the disk's wait holds the loop, not measures of speed.
+            let checks = Task.detached {
+                for _ in 0..<600 {
+                    if store.writes.pendingBytes > 8 << 20 { return true }
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+                return false
+            }
+            #expect(await checks.value, "more than 8 MiB of the body reached the store")
+            let answered = DispatchSemaphore(value: 0)
+            group.next().execute { answered.signal() }
+            #expect(await Self.wait(for: answered), "the loop answered while the disk was 8 MiB behind")
+            disk.signal()
+            let firstBody = try await first.value.body.count
+            #expect((streamed ? streamedBytes.withLock { $0 } : firstBody) == 12 << 20)
+            let second = try await connection.get(path).value
+            #expect(second.cacheStatus == .hit && second.body.count == 12 << 20)
+            #expect(server.requestsReceived == 1)
+            try await adapter.shutdown()
+            try await server.shutdown()
+            try await group.shutdownGracefully()
+        }
+
         /// Waits up to 30 seconds for `semaphore` on a thread of its own, not the test's.
         private static func wait(for semaphore: DispatchSemaphore) async -> Bool {
             await withCheckedContinuation { continuation in

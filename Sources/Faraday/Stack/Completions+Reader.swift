@@ -9,6 +9,14 @@ package protocol BodyTransform: Sendable {
     func transform(_ chunk: Data) throws(FaradayError) -> Data
     /// The bytes left when the body ends; throws when the body ended too early.
     func finish() throws(FaradayError) -> Data
+    /// Returns when the transform can take more: the reader waits here before it reads on, so
+    /// that a transform whose output falls behind (a cache's disk) holds back the body, not a
+    /// thread. Returns at once unless a transform says otherwise.
+    func waitForRoom() async
+}
+
+extension BodyTransform {
+    package func waitForRoom() async {}
 }
 
 extension Completions {
@@ -56,6 +64,7 @@ extension Completions {
                 source = .done
                 let limit = env.request.options.maxBufferedBodySize
                 env.response?.body = try TransformedChunks.apply(transforms, to: data, limit: limit)
+                await TransformedChunks.waitForRoom(in: transforms)
                 env.phase = .final
             case .frames(var frames):
                 source = .done
@@ -88,6 +97,7 @@ struct TransformedChunks: AsyncSequence, Sendable {
             guard !isDone else { return nil }
             while let chunk = try await base.next() {
                 let out = try TransformedChunks.push(chunk, through: transforms[...])
+                await TransformedChunks.waitForRoom(in: transforms)
                 if !out.isEmpty { return out }
             }
             isDone = true
@@ -105,6 +115,11 @@ struct TransformedChunks: AsyncSequence, Sendable {
         var data = data
         for transform in transforms where !data.isEmpty { data = try transform.transform(data) }
         return data
+    }
+
+    /// Returns once every transform of `transforms` can take more.
+    static func waitForRoom(in transforms: [any BodyTransform]) async {
+        for transform in transforms { await transform.waitForRoom() }
     }
 
     /// Ends each transform in order, passing what it leaves through the ones after it.

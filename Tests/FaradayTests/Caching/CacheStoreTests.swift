@@ -119,44 +119,33 @@ import Testing
         #expect(store.entries(for: "other").isEmpty)
     }
 
-    /// Writes are queued, not made in the caller's thread, up to 8 MiB of body: past that, the
-    /// writer waits for the disk rather than hold more in memory.
-    @Test func aSlowDiskHoldsUpAWriterOnlyPastEightMebibytesQueued() async throws {
+    /// Writes are queued, never made in the caller's thread, and appending never blocks; past
+    /// 8 MiB queued, `waitForRoom()` suspends its caller until the disk has caught up.
+    @Test func aSlowDiskHoldsBackTheReaderOnlyPastEightMebibytesQueued() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let stored = Locked<DiskCacheStore?>(nil)
-        let isHeld = Locked(true)
-        // The disk takes nothing until 12 MiB are queued (or a minute has passed: a bound on a
-        // wait, not a measure).
+        let disk = DispatchSemaphore(value: 0)  // signalled once, it stays open
         let store = DiskCacheStore(directory: directory) {
-            for _ in 0..<600 where isHeld.withLock({ $0 }) {
-                if (stored.withLock { $0 }?.writes.pendingBytes ?? 0) >= 12 << 20 { break }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-            isHeld.withLock { $0 = false }
+            _ = disk.wait(timeout: .now() + 60)  // a bound on a wait, not a measure
+            disk.signal()
         }
-        stored.withLock { $0 = store }
         let writer = store.makeWriter(for: "big")
         let piece = Data(count: 4 << 20)
-        let queued = await Self.onThread {
-            writer.append(piece)
-            writer.append(piece)
+        writer.append(piece)
+        writer.append(piece)
+        #expect(store.writes.pendingBytes == 8 << 20, "two pieces queued while the disk holds the first write")
+        await store.writes.waitForRoom()  // at the bound, not past it: returns at once
+        writer.append(piece)
+        #expect(store.writes.pendingBytes == 12 << 20, "a third piece queued without waiting for the disk")
+        let waited = Task {
+            await store.writes.waitForRoom()
             return store.writes.pendingBytes
         }
-        #expect(queued == 8 << 20, "two pieces queued while the disk holds the first write")
-        let pendingAfterThird = await Self.onThread {
-            writer.append(piece)  // past the bound: it waits for the disk
-            return store.writes.pendingBytes
-        }
-        #expect(pendingAfterThird == 0, "the third piece returned once everything queued was written")
+        while store.writes.waitingReaders == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        disk.signal()
+        #expect(await waited.value <= 8 << 20, "the reader waited until the disk caught up")
         writer.commit(Self.entry("/big"))
         #expect(store.entries(for: "big").first?.body.length == 12 << 20)
-    }
-
-    private static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: work()) }
-        }
     }
 
     @Test func aLargeBodyIsWrittenAsItArrivesAndReadInPieces() async throws {

@@ -12,11 +12,14 @@ final class BodyRecorder: BodyTransform {
     }
 
     private let writer: any CacheEntryWriter
+    /// The queue of a disk store's writer, whose room the body's reader waits for.
+    private let diskWrites: DiskWrites?
     private let limit: Int
     private let state = Locked(State())
 
     init(writer: any CacheEntryWriter, limit: Int, prefix: Data = Data()) {
         self.writer = writer
+        self.diskWrites = (writer as? DiskEntryWriter)?.store.writes
         self.limit = limit
         if !prefix.isEmpty {
             writer.append(prefix)
@@ -39,6 +42,9 @@ final class BodyRecorder: BodyTransform {
         state.withLock { $0.isFinished = true }
         return Data()
     }
+
+    /// A disk behind the network holds the body's reader back here, past 8 MiB queued.
+    func waitForRoom() async { await diskWrites?.waitForRoom() }
 
     /// Commits the entry `assembly` makes of the bytes written (and the stored bytes it appends)
     /// when the whole body was written and `storing` holds; else abandons it.

@@ -19,9 +19,9 @@ import HTTPTypes
 /// (a call on an adapter's event loop would hold up every connection of that loop). A read waits
 /// for the work queued before it, so the store answers what it was told to store; a body that
 /// arrives faster than the disk takes it is held back past 8 MiB queued rather than kept in
-/// memory (the writer waits, on its event loop if it runs on one); and the queued work is
-/// finished when the process exits. Another process sees an entry once it is written:
-/// ``flush()`` waits for that. Reads are blocking calls: ``HTTPCache`` makes them off an
+/// memory (its call waits for the disk, suspended: an event loop it runs on goes on); and the
+/// queued work is finished when the process exits. Another process sees an entry once it is
+/// written: ``flush()`` waits for that. Reads are blocking calls: ``HTTPCache`` makes them off an
 /// adapter's event loop.
 public final class DiskCacheStore: CacheStore {
     /// The directory given; the store's files are in its `faraday-http-cache-1` folder.
@@ -30,7 +30,7 @@ public final class DiskCacheStore: CacheStore {
     public let capacity: Int
     let root: URL
     /// The queue of the store's file work.
-    let writes: DiskWrites
+    package let writes: DiskWrites
     /// Bytes written since the folder was last measured; it is measured again (and trimmed)
     /// when they could take it over ``capacity``.
     private let written = Locked(Int.max)

@@ -11,7 +11,7 @@ final class DiskEntryWriter: CacheEntryWriter {
         var isDone = false
     }
 
-    private let store: DiskCacheStore
+    let store: DiskCacheStore
     private let key: String
     /// Touched only on the store's queue; locked so that the type is plainly `Sendable`.
     private let state = Locked(State())

@@ -7,16 +7,20 @@ import Foundation
 ///
 /// The stores of one directory in a process share one queue (``forDirectory(_:)``), and reads
 /// wait for the work queued before them (``drain()``), so that every store of the directory
-/// answers what one of them was told to store. Bytes queued and not yet written are bounded: past
-/// ``maximumPendingBytes``, ``enqueue(bytes:_:)`` waits for the disk to catch up instead of
-/// holding a body in memory faster than it can be written.
-final class DiskWrites: Sendable {
-    /// The most bytes of bodies queued for writing before the caller waits.
+/// answers what one of them was told to store. Queuing never blocks its caller's thread (which
+/// can be an event loop); a body's reader keeps the bytes queued and not yet written bounded by
+/// suspending in ``waitForRoom()`` while they are past ``maximumPendingBytes``, so that a disk
+/// slower than the network holds back the call that fills it, not the thread it runs on.
+package final class DiskWrites: Sendable {
+    /// The most bytes of bodies queued for writing before a reader waits for room.
     static let maximumPendingBytes = 8 << 20
 
     private struct Pending {
         var operations = 0
         var bytes = 0
+        /// Readers suspended in ``waitForRoom()``, resumed once the bytes are back within bounds.
+        var waiting: [CheckedContinuation<Void, Never>] = []
+        var isOver: Bool { bytes > DiskWrites.maximumPendingBytes }
     }
 
     private let queue = DispatchQueue(label: "Faraday.DiskCacheStore.writes")
@@ -53,28 +57,45 @@ final class DiskWrites: Sendable {
         }
     }()
 
-    /// Queues `work`, which writes `bytes` bytes of a body; when that takes the bytes pending past
-    /// ``maximumPendingBytes``, waits for the queue, in the caller's thread: a disk slower than
-    /// the network holds up the writer (on an event loop, that loop) rather than fill memory.
+    /// Queues `work`, which writes `bytes` bytes of a body, and returns at once.
     func enqueue(bytes: Int = 0, _ work: @escaping @Sendable () -> Void) {
-        let isOver = pending.withLock { pending in
+        pending.withLock { pending in
             pending.operations += 1
             pending.bytes += bytes
-            return bytes > 0 && pending.bytes > Self.maximumPendingBytes
         }
         queue.async { [self] in
             beforeEach?()
             work()
-            pending.withLock {
-                $0.operations -= 1
-                $0.bytes -= bytes
+            let room = pending.withLock { pending -> [CheckedContinuation<Void, Never>] in
+                pending.operations -= 1
+                pending.bytes -= bytes
+                guard !pending.isOver else { return [] }
+                defer { pending.waiting = [] }
+                return pending.waiting
             }
+            for reader in room { reader.resume() }
         }
-        if isOver { drain() }
+    }
+
+    /// Returns once the bytes queued are within ``maximumPendingBytes``: at once when they are,
+    /// else when the disk has caught up. It suspends the caller's task, never blocks its thread.
+    func waitForRoom() async {
+        guard pending.withLock({ $0.isOver }) else { return }
+        await withCheckedContinuation { (reader: CheckedContinuation<Void, Never>) in
+            let hasRoom = pending.withLock { pending -> Bool in
+                guard pending.isOver else { return true }
+                pending.waiting.append(reader)
+                return false
+            }
+            if hasRoom { reader.resume() }
+        }
     }
 
     /// The bytes of bodies queued and not yet written.
-    var pendingBytes: Int { pending.withLock { $0.bytes } }
+    package var pendingBytes: Int { pending.withLock { $0.bytes } }
+
+    /// The readers waiting in ``waitForRoom()``.
+    package var waitingReaders: Int { pending.withLock { $0.waiting.count } }
 
     /// Waits for the work queued so far; returns at once when none is.
     func drain() {
