@@ -7,7 +7,7 @@ if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
     // snippet.show
     // snippet.setup
     var configuration = NIOAdapter.Configuration()
-    configuration.maximumConnectionsPerHost = 16  // on each event loop
+    configuration.maximumConnectionsPerHost = 16  // to one origin, across the event loops
     let adapter = NIOAdapter(configuration: configuration)
     let connection = try Connection(url: "https://api.example.com") { $0.adapter = adapter }
     // The stack runs on the event loop of the call's connection; this line runs where it did before.

@@ -25,7 +25,7 @@ struct ServerConnection: Sendable {
                     isHead: head.method == .HEAD,
                     counters: counters
                 )
-                let next = try await Routes.respond(to: request, with: writer)
+                let next = try await counters.answering { try await Routes.respond(to: request, with: writer) }
                 if next == .close || !head.isKeepAlive { return }
             }
         }

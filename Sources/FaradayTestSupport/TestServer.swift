@@ -43,6 +43,9 @@ public final class TestServer: Sendable {
     public var bodyBytesSent: Int { counters.bodyBytesSent.withLockedValue { $0 } }
     /// How many connections have ended, closed by either side.
     public var connectionsClosed: Int { counters.connectionsClosed.withLockedValue { $0 } }
+    /// The most requests the server has answered at once: a request counts from its head read
+    /// to its response written, so it is never more than the client's connections open then.
+    public var peakRequestsInFlight: Int { counters.inFlight.withLockedValue { $0.peak } }
 
     /// What `/cached?key=K` answered so far, in order: `"200"` or `"304"` for each request.
     public func cachedAnswers(key: String) -> [String] {
@@ -142,8 +145,20 @@ final class Counters: Sendable {
     let requests = NIOLockedValueBox(0)
     let bodyBytesSent = NIOLockedValueBox(0)
     let connectionsClosed = NIOLockedValueBox(0)
+    /// Requests being answered now, and the most at once.
+    let inFlight = NIOLockedValueBox((now: 0, peak: 0))
     /// The bodies `/flaky` received, by key.
     let flakyBodies = NIOLockedValueBox<[String: [String]]>([:])
+
+    /// Runs `answer`, counted as a request in flight while it runs.
+    func answering<T>(_ answer: () async throws -> T) async rethrows -> T {
+        inFlight.withLockedValue {
+            $0.now += 1
+            $0.peak = max($0.peak, $0.now)
+        }
+        defer { inFlight.withLockedValue { $0.now -= 1 } }
+        return try await answer()
+    }
 
     /// Records a `/flaky` request and returns the bodies seen for its key so far.
     func flaky(_ key: String, body: String) -> [String] {

@@ -291,6 +291,74 @@ extension AdapterConformance {
             try await group.shutdownGracefully()
         }
 
+        /// The limit per host is the adapter's, shared by its loops, as AsyncHTTPClient's is:
+        /// with a limit of 1, calls from two loops at once never have more than 1 request at the
+        /// server, and the loop that holds the place gives it up to the other when its own calls
+        /// are done; and a call on a loop with no connection, while the other loop keeps the
+        /// host's one place idle, takes that place (the idle connection is closed). Either would
+        /// otherwise wait for the idle timeout.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+        @Test func theLimitPerHostIsSharedByTheLoops() async throws {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+            var configuration = NIOAdapter.Configuration()
+            configuration.maximumConnectionsPerHost = 1
+            let adapter = NIOAdapter(configuration: configuration, group: group)
+            let server = try await TestServer.start()
+            let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
+            let loops = Recorder()
+            let answers = try await withThrowingTaskGroup(of: Int?.self) { calls in
+                for _ in 0..<8 {
+                    // The executors alternate between the two loops.
+                    calls.addTask(executorPreference: adapter.loopExecutor()) {
+                        loops.record("\(ObjectIdentifier(try #require(MultiThreadedEventLoopGroup.currentEventLoop)))")
+                        // The deadline fails a call left waiting for the idle timeout (60 seconds).
+                        return try await connection.get("delay/20") { $0.options.timeout = .seconds(20) }.value.status?.code
+                    }
+                }
+                return try await calls.reduce(into: [Int?]()) { $0.append($1) }
+            }
+            #expect(answers == Array(repeating: 200, count: 8))
+            #expect(Set(loops.log).count == 2, "the calls ran on both loops")
+            #expect(server.peakRequestsInFlight == 1, "1 connection at most, across the loops")
+
+            // One place: the first loop's idle connection gives it up to the second loop's call.
+            let onePlace = try await Self.callsOnTwoLoops(limit: 1)
+            #expect(onePlace.answers == [200, 200])
+            #expect(onePlace.server.connectionsAccepted == 2 && onePlace.server.peakRequestsInFlight == 1)
+            try await adapter.shutdown()
+            try await server.shutdown()
+            try await group.shutdownGracefully()
+        }
+
+        /// A call on one loop, then (once it has finished) a call on the other, each bounded by a
+        /// 20-second deadline: a call that waited for the idle timeout (60 seconds) would fail.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+        private static func callsOnTwoLoops(limit: Int) async throws -> (answers: [Int?], server: TestServer) {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+            var configuration = NIOAdapter.Configuration()
+            configuration.maximumConnectionsPerHost = limit
+            let adapter = NIOAdapter(configuration: configuration, group: group)
+            let server = try await TestServer.start()
+            let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
+            var answers: [Int?] = []
+            var loops: Set<ObjectIdentifier> = []
+            for _ in 0..<2 {
+                let executor = adapter.loopExecutor()
+                let (loop, status) = try await Task(executorPreference: executor) {
+                    let loop = MultiThreadedEventLoopGroup.currentEventLoop.map(ObjectIdentifier.init)
+                    let env = try await connection.get("echo") { $0.options.timeout = .seconds(20) }.value
+                    return (loop, env.status?.code)
+                }.value
+                if let loop { loops.insert(loop) }
+                answers.append(status)
+            }
+            #expect(loops.count == 2, "the two calls ran on two loops")
+            try await adapter.shutdown()
+            try await server.shutdown()
+            try await group.shutdownGracefully()
+            return (answers, server)
+        }
+
         /// A connection idle for the idle timeout is closed, and the next call opens another.
         @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         @Test func anIdleConnectionClosesAfterTheIdleTimeout() async throws {

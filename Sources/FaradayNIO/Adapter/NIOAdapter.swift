@@ -19,8 +19,9 @@ import NIOSSL
 /// ```
 ///
 /// Each event loop of the group keeps its own keep-alive connections per origin (and per TLS
-/// options, pins and proxy), at most ``Configuration/maximumConnectionsPerHost`` to one origin on
-/// each loop; a call waits for one beyond that. Idle connections close after
+/// options, pins and proxy), at most ``Configuration/maximumConnectionsPerHost`` to one origin
+/// across the loops; a call waits for one beyond that, and a loop with the origin's connections
+/// idle closes one for a call waiting on another loop. Idle connections close after
 /// ``Configuration/idleTimeout``. A connection is reused only after a response read to its end
 /// and a request sent in full; one that failed, timed out or was cancelled is closed.
 ///
@@ -46,7 +47,8 @@ public final class NIOAdapter: Adapter {
         /// NIOSSL settings for every request; a request's `RequestOptions.tls` apply on top. Its
         /// lowest protocol version is raised to TLS 1.2.
         public var tlsConfiguration: TLSConfiguration?
-        /// The most connections to one origin on each event loop.
+        /// The most connections to one origin (and TLS options, pins and proxy), counted across
+        /// the event loops.
         public var maximumConnectionsPerHost = 8
         /// How long an idle connection stays open.
         public var idleTimeout: Duration = .seconds(60)
@@ -75,7 +77,9 @@ public final class NIOAdapter: Adapter {
             to: .v1_2
         )
         self.group = group
-        self.pools = group.makeIterator().map { LoopPool(loop: $0, limits: configuration) }
+        let places = HostPlaces(limit: configuration.maximumConnectionsPerHost)
+        self.pools = group.makeIterator().map { LoopPool(loop: $0, limits: configuration, places: places) }
+        places.attach(pools)
     }
 
     /// Closes the idle connections; calls made afterwards fail with
