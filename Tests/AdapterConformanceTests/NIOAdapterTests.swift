@@ -312,8 +312,8 @@ extension AdapterConformance {
                     calls.addTask(executorPreference: adapter.loopExecutor()) {
                         loops.record("\(ObjectIdentifier(try #require(MultiThreadedEventLoopGroup.currentEventLoop)))")
                         // The deadline fails a call left waiting for the idle timeout (60 seconds).
-                        return try await connection.get("delay/20") { $0.options.timeout = .seconds(20) }.value.status?
-                            .code
+                        let env = try await connection.get("delay/20") { $0.options.timeout = .seconds(20) }.value
+                        return env.status?.code
                     }
                 }
                 return try await calls.reduce(into: [Int?]()) { $0.append($1) }
