@@ -43,8 +43,9 @@ public final class TestServer: Sendable {
     public var bodyBytesSent: Int { counters.bodyBytesSent.withLockedValue { $0 } }
     /// How many connections have ended, closed by either side.
     public var connectionsClosed: Int { counters.connectionsClosed.withLockedValue { $0 } }
-    /// The most requests the server has answered at once: a request counts from its head read
-    /// to its response written, so it is never more than the client's connections open then.
+    /// The most requests the server has answered at once: a request counts from the moment it
+    /// has been read whole to its response written, so it is never more than the client's
+    /// connections open then.
     public var peakRequestsInFlight: Int { counters.inFlight.withLockedValue { $0.peak } }
 
     /// What `/cached?key=K` answered so far, in order: `"200"` or `"304"` for each request.

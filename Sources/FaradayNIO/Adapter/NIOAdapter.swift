@@ -6,6 +6,7 @@ import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// HTTP/1.1 on SwiftNIO's own codecs, with the call where its bytes are: each call runs its stack
 /// on the event loop that owns its connection, so that the middleware, the adapter and the
@@ -19,10 +20,9 @@ import NIOSSL
 /// ```
 ///
 /// Each event loop of the group keeps its own keep-alive connections per origin (and per TLS
-/// options, pins and proxy), at most ``Configuration/maximumConnectionsPerHost`` to one origin
-/// across the loops; a call waits for one beyond that, and a loop with the origin's connections
-/// idle closes one for a call waiting on another loop. Idle connections close after
-/// ``Configuration/idleTimeout``. A connection is reused only after a response read to its end
+/// options, pins and proxy). ``Configuration/maximumConnectionsPerHost`` bounds them across the
+/// loops: it is split among them, and a call waits for one of its loop's connections beyond its
+/// loop's part. Idle connections close after ``Configuration/idleTimeout``. A connection is reused only after a response read to its end
 /// and a request sent in full; one that failed, timed out or was cancelled is closed.
 ///
 /// It speaks HTTP/1.1 only (AsyncHTTPClientAdapter speaks HTTP/2 too), over TLS 1.2 or later
@@ -47,8 +47,9 @@ public final class NIOAdapter: Adapter {
         /// NIOSSL settings for every request; a request's `RequestOptions.tls` apply on top. Its
         /// lowest protocol version is raised to TLS 1.2.
         public var tlsConfiguration: TLSConfiguration?
-        /// The most connections to one origin (and TLS options, pins and proxy), counted across
-        /// the event loops.
+        /// The most connections to one origin (and set of TLS options, pins and proxy) across the
+        /// event loops. Each loop has an equal part (the first loops one more, when it does not
+        /// divide); when the group has more loops than this, the calls run on this many of them.
         public var maximumConnectionsPerHost = 8
         /// How long an idle connection stays open.
         public var idleTimeout: Duration = .seconds(60)
@@ -60,9 +61,12 @@ public final class NIOAdapter: Adapter {
     /// The configuration the adapter was made with.
     public let configuration: Configuration
     private let tlsBase: TLSConfiguration
-    private let group: any EventLoopGroup
     /// One pool per loop of the group.
     private let pools: [LoopPool]
+    /// The pools with a part of the limit per host: the loops calls run on.
+    private let serving: [LoopPool]
+    /// The serving pool a call from outside them takes next, in turn.
+    private let nextServing = Atomic<Int>(0)
 
     /// Creates an adapter on NIO's shared event loop group (one loop per core).
     public convenience init(configuration: Configuration = Configuration()) {
@@ -76,10 +80,13 @@ public final class NIOAdapter: Adapter {
             configuration.tlsConfiguration ?? .makeClientConfiguration(),
             to: .v1_2
         )
-        self.group = group
-        let places = HostPlaces(limit: configuration.maximumConnectionsPerHost)
-        self.pools = group.makeIterator().map { LoopPool(loop: $0, limits: configuration, places: places) }
-        places.attach(pools)
+        let loops = Array(group.makeIterator())
+        let limit = max(1, configuration.maximumConnectionsPerHost)
+        self.pools = loops.enumerated().map { index, loop in
+            let share = limit / loops.count + (index < limit % loops.count ? 1 : 0)
+            return LoopPool(loop: loop, share: share, limits: configuration)
+        }
+        self.serving = pools.filter { $0.share > 0 }
     }
 
     /// Closes the idle connections; calls made afterwards fail with
@@ -93,14 +100,14 @@ public final class NIOAdapter: Adapter {
 
     // MARK: Adapter
 
-    /// The executor of the loop the call will run on: the caller's loop when it is on one of
-    /// the group's, else the next in turn.
+    /// The executor of the loop the call will run on: the caller's loop when it is one that
+    /// serves calls, else the next of those in turn.
     public func preferredExecutor(for request: Request) -> (any TaskExecutor)? {
         loopExecutor()
     }
 
-    /// The executor of one of the group's event loops: the caller's, when it runs on one, else
-    /// the next in turn. Prefer it for tasks of your own that make many calls (a task group's
+    /// The executor of one of the event loops that serve calls: the caller's, when it runs on
+    /// one, else the next in turn. Prefer it for tasks of your own that make many calls (a task group's
     /// `addTask(executorPreference:)`): their calls then run where their bytes are, with no hop
     /// between Swift's pool and the loop (`Benchmarks/README.md`, `CALLER=loop`).
     public func loopExecutor() -> any TaskExecutor {
@@ -114,15 +121,15 @@ public final class NIOAdapter: Adapter {
         return pools.contains { $0.loop === current }
     }
 
-    /// The pool of the current loop, or of the next loop in turn.
+    /// The pool of the current loop when it serves calls, or of the next serving loop in turn.
     private func pool() -> LoopPool {
         if let current = MultiThreadedEventLoopGroup.currentEventLoop,
-            let pool = pools.first(where: { $0.loop === current })
+            let pool = serving.first(where: { $0.loop === current })
         {
             return pool
         }
-        let next = group.next()
-        return pools.first { $0.loop === next } ?? pools[0]
+        let turn = nextServing.wrappingAdd(1, ordering: .relaxed).oldValue
+        return serving[Int(UInt(bitPattern: turn) % UInt(serving.count))]
     }
 
     /// Sends the request on a connection of the current loop's pool (the loop this call was
