@@ -6,7 +6,9 @@
 //                                                                     # workers, and from a task a request
 //                                                                     # (MODE=sequential|concurrent|tasks: one;
 //                                                                     # MIDDLEWARE=Cookies: that one of the six alone;
-//                                                                     # CALLER=loop: the caller's code on an event loop)
+//                                                                     # CALLER=loop: the caller's code on an event loop;
+//                                                                     # CALLER=global: NIO's loops as Swift's global
+//                                                                     # executor, for every task of the process)
 //     LoopbackBenchmark stream BASE_URL CLIENT [BYTES] [ROUNDS]       # streamed downloads, peak RSS
 //     LoopbackBenchmark cache BASE_URL [COUNT] [ROUNDS]               # HTTPCache hits against the network
 //     LoopbackBenchmark label CLIENT                                  # a client's name in the tables
@@ -17,6 +19,18 @@
 // ratio to its raw client's median of the same run. CLIENT alone runs one client (for profiling).
 import BenchmarkStacks
 import Foundation
+import NIOCore
+import NIOPosix
+
+// CALLER=global: NIO's singleton event loops become Swift's global executor before any task runs
+// (NIOSingletons), so that every task of the process (the workers, the tasks of requests) runs on
+// a loop: the one-line, whole-program form of CALLER=loop.
+if ProcessInfo.processInfo.environment["CALLER"] == "global",
+    !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+{
+    print("CALLER=global: NIO's event loops could not be installed as the global executor")
+    exit(2)
+}
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 

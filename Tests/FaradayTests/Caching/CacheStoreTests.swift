@@ -120,7 +120,8 @@ import Testing
     }
 
     /// Writes are queued, never made in the caller's thread, and appending never blocks; past
-    /// 8 MiB queued, `waitForRoom()` suspends its caller until the disk has caught up.
+    /// 8 MiB queued, `waitForRoom()` suspends its caller until the disk has caught up (back to
+    /// 8 MiB, not merely one piece written), or until its task is cancelled.
     @Test func aSlowDiskHoldsBackTheReaderOnlyPastEightMebibytesQueued() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -130,20 +131,27 @@ import Testing
             disk.signal()
         }
         let writer = store.makeWriter(for: "big")
-        let piece = Data(count: 4 << 20)
-        writer.append(piece)
-        writer.append(piece)
-        #expect(store.writes.pendingBytes == 8 << 20, "two pieces queued while the disk holds the first write")
+        let piece = Data(count: 1 << 20)
+        for _ in 0..<8 { writer.append(piece) }
+        #expect(store.writes.pendingBytes == 8 << 20, "8 pieces queued while the disk holds the first write")
         await store.writes.waitForRoom()  // at the bound, not past it: returns at once
-        writer.append(piece)
-        #expect(store.writes.pendingBytes == 12 << 20, "a third piece queued without waiting for the disk")
+        for _ in 0..<4 { writer.append(piece) }
+        #expect(store.writes.pendingBytes == 12 << 20, "more queued without waiting for the disk")
+        // A cancelled reader does not wait for the disk.
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            await store.writes.waitForRoom()
+        }
+        await cancelled.value
         let waited = Task {
             await store.writes.waitForRoom()
             return store.writes.pendingBytes
         }
-        while store.writes.waitingReaders == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        // A bound on a wait for the reader to be waiting (30 seconds), not a measure.
+        for _ in 0..<6000 where store.writes.waitingReaders == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(store.writes.waitingReaders == 1, "the reader waits for room")
         disk.signal()
-        #expect(await waited.value <= 8 << 20, "the reader waited until the disk caught up")
+        #expect(await waited.value <= 8 << 20, "the reader went on once the disk was back within 8 MiB")
         writer.commit(Self.entry("/big"))
         #expect(store.entries(for: "big").first?.body.length == 12 << 20)
     }

@@ -43,8 +43,12 @@ final class BodyRecorder: BodyTransform {
         return Data()
     }
 
-    /// A disk behind the network holds the body's reader back here, past 8 MiB queued.
-    func waitForRoom() async { await diskWrites?.waitForRoom() }
+    /// A disk behind the network holds the body's reader back here, past 8 MiB queued, while
+    /// this body is still being written.
+    func waitForRoom() async {
+        guard let diskWrites, !state.withLock({ $0.isTooLarge || $0.isDone }) else { return }
+        await diskWrites.waitForRoom()
+    }
 
     /// Commits the entry `assembly` makes of the bytes written (and the stored bytes it appends)
     /// when the whole body was written and `storing` holds; else abandons it.

@@ -21,7 +21,12 @@ import HTTPTypes
 /// arrives faster than the disk takes it is held back past 8 MiB queued rather than kept in
 /// memory (its call waits for the disk, suspended: an event loop it runs on goes on); and the
 /// queued work is finished when the process exits. Another process sees an entry once it is
-/// written: ``flush()`` waits for that. Reads are blocking calls: ``HTTPCache`` makes them off an
+/// written: ``flush()`` waits for that.
+///
+/// What ``HTTPCache`` queues is so bounded by 8 MiB, plus a chunk for each streamed body being
+/// stored and, for each buffered one, its copy (at most ``HTTPCache/Handler/maximumBodySize``).
+/// ``store(_:for:)`` and a writer's ``CacheEntryWriter/append(_:)`` queue and return at once:
+/// code that calls them itself is not held back. Reads are blocking calls: ``HTTPCache`` makes them off an
 /// adapter's event loop.
 public final class DiskCacheStore: CacheStore {
     /// The directory given; the store's files are in its `faraday-http-cache-1` folder.

@@ -18,8 +18,10 @@ package final class DiskWrites: Sendable {
     private struct Pending {
         var operations = 0
         var bytes = 0
-        /// Readers suspended in ``waitForRoom()``, resumed once the bytes are back within bounds.
-        var waiting: [CheckedContinuation<Void, Never>] = []
+        /// Readers suspended in ``waitForRoom()``, by number, resumed once the bytes are back
+        /// within bounds (or when their task is cancelled).
+        var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+        var lastReader = 0
         var isOver: Bool { bytes > DiskWrites.maximumPendingBytes }
     }
 
@@ -69,25 +71,35 @@ package final class DiskWrites: Sendable {
             let room = pending.withLock { pending -> [CheckedContinuation<Void, Never>] in
                 pending.operations -= 1
                 pending.bytes -= bytes
-                guard !pending.isOver else { return [] }
-                defer { pending.waiting = [] }
-                return pending.waiting
+                guard !pending.isOver, !pending.waiting.isEmpty else { return [] }
+                defer { pending.waiting = [:] }
+                return Array(pending.waiting.values)
             }
             for reader in room { reader.resume() }
         }
     }
 
     /// Returns once the bytes queued are within ``maximumPendingBytes``: at once when they are,
-    /// else when the disk has caught up. It suspends the caller's task, never blocks its thread.
+    /// else when the disk has caught up or the task is cancelled. It suspends the caller's task,
+    /// never blocks its thread.
     func waitForRoom() async {
-        guard pending.withLock({ $0.isOver }) else { return }
-        await withCheckedContinuation { (reader: CheckedContinuation<Void, Never>) in
-            let hasRoom = pending.withLock { pending -> Bool in
-                guard pending.isOver else { return true }
-                pending.waiting.append(reader)
-                return false
+        let number = pending.withLock { pending -> Int? in
+            guard pending.isOver else { return nil }
+            pending.lastReader += 1
+            return pending.lastReader
+        }
+        guard let number else { return }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (reader: CheckedContinuation<Void, Never>) in
+                let hasRoom = pending.withLock { pending -> Bool in
+                    guard pending.isOver, !Task.isCancelled else { return true }
+                    pending.waiting[number] = reader
+                    return false
+                }
+                if hasRoom { reader.resume() }
             }
-            if hasRoom { reader.resume() }
+        } onCancel: {
+            pending.withLock { $0.waiting.removeValue(forKey: number) }?.resume()
         }
     }
 
