@@ -1,6 +1,7 @@
 import Faraday
 import NIOCore
 import NIOSSL
+import Synchronization
 
 /// The connections of one event loop, by key: a call on a loop takes a connection of that loop, so
 /// that its bytes never leave the loop's thread. Each key has at most the loop's ``share`` of the
@@ -8,7 +9,9 @@ import NIOSSL
 ///
 /// `@unchecked Sendable` without a lock: its loop is its lock. Its mutable state (and its hosts')
 /// is touched on its loop only, which `lease` and `release` check (`preconditionInEventLoop`),
-/// and which the timers and cancellations reach through `loop.execute` or `scheduleTask`.
+/// and which the timers and cancellations reach through `loop.execute` or `scheduleTask`; only
+/// ``hasRoom`` is read from other threads.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 final class LoopPool: @unchecked Sendable {
     /// The connections to one key, and the calls waiting for one; on the pool's loop only, as
     /// the pool (`@unchecked Sendable` for the same reason).
@@ -30,12 +33,19 @@ final class LoopPool: @unchecked Sendable {
     /// `NIOAdapter.Configuration.maximumConnectionsPerHost`, which the adapter splits among its
     /// loops; a loop without a part serves no calls.
     let share: Int
+    /// Calls leasing or holding a connection of this loop, to any key.
+    private let calls = Atomic<Int>(0)
     private let limits: NIOAdapter.Configuration
     private var hosts: [PoolKey: Host] = [:]
     private var isShutDown = false
     /// Closes the connections idle for the idle timeout: one timer for the loop's pool, set when
     /// a connection goes idle and none is set, rather than one per request.
     private var idleSweep: Scheduled<Void>?
+
+    /// Whether fewer calls use this loop's connections than its share: a loop the adapter
+    /// starts a call on rather than one where it would wait. Read from any thread; a hint, since
+    /// the count mixes keys and may change at once.
+    var hasRoom: Bool { calls.load(ordering: .relaxed) < share }
 
     init(loop: any EventLoop, share: Int, limits: NIOAdapter.Configuration) {
         self.loop = loop
@@ -45,9 +55,34 @@ final class LoopPool: @unchecked Sendable {
     }
 
     /// An idle connection to `key`, a new one, or the next one released when the key has its
-    /// most; on this pool's loop.
+    /// most; on this pool's loop. Each connection leased is given back with ``release(_:to:reusable:)``.
     func lease(
         _ key: PoolKey,
+        tls: @escaping () throws -> TLSContext?,
+        verifier: ConnectionPinVerifier?,
+        connectTimeout: Duration,
+        deadline: NIODeadline?,
+        cancellation: CancellationToken
+    ) async throws -> (HTTP1Connection, Host) {
+        precondition(share > 0, "A call on a loop with no part of the limit per host would wait for ever.")
+        calls.add(1, ordering: .relaxed)
+        do {
+            return try await connection(
+                to: key,
+                tls: tls,
+                verifier: verifier,
+                connectTimeout: connectTimeout,
+                deadline: deadline,
+                cancellation: cancellation
+            )
+        } catch {
+            calls.subtract(1, ordering: .relaxed)
+            throw error
+        }
+    }
+
+    private func connection(
+        to key: PoolKey,
         tls: @escaping () throws -> TLSContext?,
         verifier: ConnectionPinVerifier?,
         connectTimeout: Duration,
@@ -122,6 +157,7 @@ final class LoopPool: @unchecked Sendable {
     /// when `reusable`, else closed and its place freed.
     func release(_ connection: HTTP1Connection, to host: Host, reusable: Bool) {
         loop.preconditionInEventLoop()
+        calls.subtract(1, ordering: .relaxed)
         guard reusable, !isShutDown, !connection.handler.isClosed else {
             connection.channel.close(promise: nil)
             freePlace(in: host)

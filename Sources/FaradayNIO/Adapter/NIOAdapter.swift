@@ -21,9 +21,10 @@ import Synchronization
 ///
 /// Each event loop of the group keeps its own keep-alive connections per origin (and per TLS
 /// options, pins and proxy). ``Configuration/maximumConnectionsPerHost`` bounds them across the
-/// loops: it is split among them, and a call waits for one of its loop's connections beyond its
-/// loop's part. Idle connections close after ``Configuration/idleTimeout``. A connection is reused only after a response read to its end
-/// and a request sent in full; one that failed, timed out or was cancelled is closed.
+/// loops: it is split among them, a call starts on a loop with room for it, and waits for one of
+/// its loop's connections only when no loop has room. Idle connections close after
+/// ``Configuration/idleTimeout``. A connection is reused only after a response read to its end and
+/// a request sent in full; one that failed, timed out or was cancelled is closed.
 ///
 /// It speaks HTTP/1.1 only (AsyncHTTPClientAdapter speaks HTTP/2 too), over TLS 1.2 or later
 /// with `TLSOptions` and certificate pinning, through HTTP (`CONNECT`) and SOCKS5 proxies.
@@ -100,14 +101,14 @@ public final class NIOAdapter: Adapter {
 
     // MARK: Adapter
 
-    /// The executor of the loop the call will run on: the caller's loop when it is one that
-    /// serves calls, else the next of those in turn.
+    /// The executor of the loop the call will run on: the caller's loop when it serves calls
+    /// and has room for one more, else the next of those in turn that has.
     public func preferredExecutor(for request: Request) -> (any TaskExecutor)? {
         loopExecutor()
     }
 
     /// The executor of one of the event loops that serve calls: the caller's, when it runs on
-    /// one, else the next in turn. Prefer it for tasks of your own that make many calls (a task group's
+    /// one with room for one more call, else the next in turn that has. Prefer it for tasks of your own that make many calls (a task group's
     /// `addTask(executorPreference:)`): their calls then run where their bytes are, with no hop
     /// between Swift's pool and the loop (`Benchmarks/README.md`, `CALLER=loop`).
     public func loopExecutor() -> any TaskExecutor {
@@ -121,15 +122,20 @@ public final class NIOAdapter: Adapter {
         return pools.contains { $0.loop === current }
     }
 
-    /// The pool of the current loop when it serves calls, or of the next serving loop in turn.
+    /// The pool of the current loop when it serves calls and has room, else of the next serving
+    /// loop in turn that has room (a call that would wait on its loop hops to one where it
+    /// need not), else of the current loop or the next in turn.
     private func pool() -> LoopPool {
-        if let current = MultiThreadedEventLoopGroup.currentEventLoop,
-            let pool = serving.first(where: { $0.loop === current })
-        {
-            return pool
+        let current = MultiThreadedEventLoopGroup.currentEventLoop.flatMap { current in
+            serving.first { $0.loop === current }
         }
-        let turn = nextServing.wrappingAdd(1, ordering: .relaxed).oldValue
-        return serving[Int(UInt(bitPattern: turn) % UInt(serving.count))]
+        if let current, current.hasRoom { return current }
+        let turn = Int(UInt(bitPattern: nextServing.wrappingAdd(1, ordering: .relaxed).oldValue) % UInt(serving.count))
+        for offset in serving.indices {
+            let pool = serving[(turn + offset) % serving.count]
+            if pool.hasRoom { return pool }
+        }
+        return current ?? serving[turn]
     }
 
     /// Sends the request on a connection of the current loop's pool (the loop this call was

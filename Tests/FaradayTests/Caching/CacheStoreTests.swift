@@ -125,35 +125,52 @@ import Testing
     @Test func aSlowDiskHoldsBackTheReaderOnlyPastEightMebibytesQueued() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let disk = DispatchSemaphore(value: 0)  // signalled once, it stays open
+        let disk = DispatchSemaphore(value: 0)  // each signal lets one piece of work through
         let store = DiskCacheStore(directory: directory) {
             _ = disk.wait(timeout: .now() + 60)  // a bound on a wait, not a measure
-            disk.signal()
         }
+        let writes = store.writes
         let writer = store.makeWriter(for: "big")
         let piece = Data(count: 1 << 20)
         for _ in 0..<8 { writer.append(piece) }
-        #expect(store.writes.pendingBytes == 8 << 20, "8 pieces queued while the disk holds the first write")
-        await store.writes.waitForRoom()  // at the bound, not past it: returns at once
+        #expect(writes.pendingBytes == 8 << 20, "8 pieces queued while the disk holds the first write")
+        await writes.waitForRoom()  // at the bound, not past it: returns at once
         for _ in 0..<4 { writer.append(piece) }
-        #expect(store.writes.pendingBytes == 12 << 20, "more queued without waiting for the disk")
-        // A cancelled reader does not wait for the disk.
-        let cancelled = Task {
+        #expect(writes.pendingBytes == 12 << 20, "more queued without waiting for the disk")
+
+        // A reader cancelled before it waits, or while it waits, goes on.
+        let cancelledFirst = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            await store.writes.waitForRoom()
+            await writes.waitForRoom()
         }
-        await cancelled.value
+        await cancelledFirst.value
+        let cancelledWaiting = Task { await writes.waitForRoom() }
+        try await Self.poll { writes.waitingReaders == 1 }
+        cancelledWaiting.cancel()
+        await cancelledWaiting.value
+        #expect(writes.waitingReaders == 0)
+
+        // A reader goes on once the disk is back within 8 MiB, not after one write.
         let waited = Task {
-            await store.writes.waitForRoom()
-            return store.writes.pendingBytes
+            await writes.waitForRoom()
+            return writes.pendingBytes
         }
-        // A bound on a wait for the reader to be waiting (30 seconds), not a measure.
-        for _ in 0..<6000 where store.writes.waitingReaders == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(store.writes.waitingReaders == 1, "the reader waits for room")
+        try await Self.poll { writes.waitingReaders == 1 }
         disk.signal()
-        #expect(await waited.value <= 8 << 20, "the reader went on once the disk was back within 8 MiB")
+        try await Self.poll { writes.pendingBytes == 11 << 20 }
+        #expect(writes.waitingReaders == 1, "one write took the queue to 11 MiB: the reader still waits")
+        for _ in 0..<3 { disk.signal() }
+        #expect(await waited.value == 8 << 20)
+        for _ in 0..<9 { disk.signal() }  // the other 8 pieces and the commit
         writer.commit(Self.entry("/big"))
         #expect(store.entries(for: "big").first?.body.length == 12 << 20)
+    }
+
+    /// Polls `condition` until it holds, failing the test after 30 seconds: a bound on a wait for
+    /// something that must happen, not a measure.
+    private static func poll(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        for _ in 0..<6000 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(condition(), "the condition did not hold within 30 seconds", sourceLocation: sourceLocation)
     }
 
     @Test func aLargeBodyIsWrittenAsItArrivesAndReadInPieces() async throws {
