@@ -1,7 +1,7 @@
+import Atomics
 import Faraday
 import NIOCore
 import NIOSSL
-import Synchronization
 
 /// The connections of one event loop, by key: a call on a loop takes a connection of that loop, so
 /// that its bytes never leave the loop's thread. Each key has at most the loop's ``share`` of the
@@ -11,7 +11,6 @@ import Synchronization
 /// is touched on its loop only, which `lease` and `release` check (`preconditionInEventLoop`),
 /// and which the timers and cancellations reach through `loop.execute` or `scheduleTask`; only
 /// ``hasRoom`` is read from other threads.
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 final class LoopPool: @unchecked Sendable {
     /// The connections to one key, and the calls waiting for one; on the pool's loop only, as
     /// the pool (`@unchecked Sendable` for the same reason).
@@ -34,7 +33,7 @@ final class LoopPool: @unchecked Sendable {
     /// loops; a loop without a part serves no calls.
     let share: Int
     /// Calls leasing or holding a connection of this loop, to any key.
-    private let calls = Atomic<Int>(0)
+    private let calls = ManagedAtomic<Int>(0)
     private let limits: NIOAdapter.Configuration
     private var hosts: [PoolKey: Host] = [:]
     private var isShutDown = false
@@ -55,7 +54,8 @@ final class LoopPool: @unchecked Sendable {
     }
 
     /// An idle connection to `key`, a new one, or the next one released when the key has its
-    /// most; on this pool's loop. Each connection leased is given back with ``release(_:to:reusable:)``.
+    /// most; on this pool's loop. Each connection leased is given back with
+    /// ``release(_:to:reusable:)``.
     func lease(
         _ key: PoolKey,
         tls: @escaping () throws -> TLSContext?,
@@ -65,7 +65,7 @@ final class LoopPool: @unchecked Sendable {
         cancellation: CancellationToken
     ) async throws -> (HTTP1Connection, Host) {
         precondition(share > 0, "A call on a loop with no part of the limit per host would wait for ever.")
-        calls.add(1, ordering: .relaxed)
+        calls.wrappingIncrement(ordering: .relaxed)
         do {
             return try await connection(
                 to: key,
@@ -76,7 +76,7 @@ final class LoopPool: @unchecked Sendable {
                 cancellation: cancellation
             )
         } catch {
-            calls.subtract(1, ordering: .relaxed)
+            calls.wrappingDecrement(ordering: .relaxed)
             throw error
         }
     }
@@ -157,7 +157,7 @@ final class LoopPool: @unchecked Sendable {
     /// when `reusable`, else closed and its place freed.
     func release(_ connection: HTTP1Connection, to host: Host, reusable: Bool) {
         loop.preconditionInEventLoop()
-        calls.subtract(1, ordering: .relaxed)
+        calls.wrappingDecrement(ordering: .relaxed)
         guard reusable, !isShutDown, !connection.handler.isClosed else {
             connection.channel.close(promise: nil)
             freePlace(in: host)

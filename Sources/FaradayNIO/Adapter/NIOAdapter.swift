@@ -1,3 +1,4 @@
+import Atomics
 import Faraday
 import Foundation
 import HTTPTypes
@@ -6,7 +7,6 @@ import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// HTTP/1.1 on SwiftNIO's own codecs, with the call where its bytes are: each call runs its stack
 /// on the event loop that owns its connection, so that the middleware, the adapter and the
@@ -67,7 +67,7 @@ public final class NIOAdapter: Adapter {
     /// The pools with a part of the limit per host: the loops calls run on.
     private let serving: [LoopPool]
     /// The serving pool a call from outside them takes next, in turn.
-    private let nextServing = Atomic<Int>(0)
+    private let nextServing = ManagedAtomic<Int>(0)
 
     /// Creates an adapter on NIO's shared event loop group (one loop per core).
     public convenience init(configuration: Configuration = Configuration()) {
@@ -130,7 +130,7 @@ public final class NIOAdapter: Adapter {
             serving.first { $0.loop === current }
         }
         if let current, current.hasRoom { return current }
-        let turn = Int(UInt(bitPattern: nextServing.wrappingAdd(1, ordering: .relaxed).oldValue) % UInt(serving.count))
+        let turn = Int(UInt(bitPattern: nextServing.loadThenWrappingIncrement(ordering: .relaxed)) % UInt(serving.count))
         for offset in serving.indices {
             let pool = serving[(turn + offset) % serving.count]
             if pool.hasRoom { return pool }

@@ -23,11 +23,11 @@ import HTTPTypes
 /// queued work is finished when the process exits. Another process sees an entry once it is
 /// written: ``flush()`` waits for that.
 ///
-/// What ``HTTPCache`` queues is so bounded by 8 MiB, plus a chunk for each streamed body being
+/// What ``HTTPCache`` queues is bounded by 8 MiB, plus a chunk for each streamed body being
 /// stored and, for each buffered one, its copy (at most ``HTTPCache/Handler/maximumBodySize``).
 /// ``store(_:for:)`` and a writer's ``CacheEntryWriter/append(_:)`` queue and return at once:
-/// code that calls them itself is not held back. Reads are blocking calls: ``HTTPCache`` makes them off an
-/// adapter's event loop.
+/// code that calls them itself is not held back. Reads are blocking calls: ``HTTPCache`` makes
+/// them off an adapter's event loop.
 public final class DiskCacheStore: CacheStore {
     /// The directory given; the store's files are in its `faraday-http-cache-1` folder.
     public let directory: URL
