@@ -130,7 +130,8 @@ public final class NIOAdapter: Adapter {
             serving.first { $0.loop === current }
         }
         if let current, current.hasRoom { return current }
-        let turn = Int(UInt(bitPattern: nextServing.loadThenWrappingIncrement(ordering: .relaxed)) % UInt(serving.count))
+        let ticket = UInt(bitPattern: nextServing.loadThenWrappingIncrement(ordering: .relaxed))
+        let turn = Int(ticket % UInt(serving.count))
         for offset in serving.indices {
             let pool = serving[(turn + offset) % serving.count]
             if pool.hasRoom { return pool }
