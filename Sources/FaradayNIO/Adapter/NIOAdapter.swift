@@ -102,13 +102,15 @@ public final class NIOAdapter: Adapter {
     // MARK: Adapter
 
     /// The executor of the loop the call will run on: the caller's loop when it serves calls
-    /// and has room for one more, else the next of those in turn that has.
+    /// and has room for one more, else the next of those in turn that has, else the caller's or
+    /// the next in turn.
     public func preferredExecutor(for request: Request) -> (any TaskExecutor)? {
         loopExecutor()
     }
 
     /// The executor of one of the event loops that serve calls: the caller's, when it runs on
-    /// one with room for one more call, else the next in turn that has. Prefer it for tasks of your own that make many calls (a task group's
+    /// one with room for one more call, else the next in turn that has (else the caller's or the
+    /// next in turn). Prefer it for tasks of your own that make many calls (a task group's
     /// `addTask(executorPreference:)`): their calls then run where their bytes are, with no hop
     /// between Swift's pool and the loop (`Benchmarks/README.md`, `CALLER=loop`).
     public func loopExecutor() -> any TaskExecutor {
@@ -139,8 +141,9 @@ public final class NIOAdapter: Adapter {
         return current ?? serving[turn]
     }
 
-    /// Sends the request on a connection of the current loop's pool (the loop this call was
-    /// started on), opening one when none is idle, and returns its response.
+    /// Sends the request on a connection of the pool `pool()` picks (the loop the handle started
+    /// the call on, unless that loop filled since), opening one when none is idle, and returns
+    /// its response.
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
         let request = env.request
         let key: PoolKey
@@ -149,7 +152,8 @@ public final class NIOAdapter: Adapter {
         let pool = pool()
         do {
             // Already preferred when the handle ran the stack here; a call iterated from elsewhere
-            // (or a loop thread running the global executor's jobs) moves to the pool's loop.
+            // (or a loop thread running the global executor's jobs, or a loop that filled since
+            // the handle chose it) moves to the pool's loop.
             return try await withTaskExecutorPreference(pool.executor) {
                 try await call(env, key: key, verifier: verifier, on: pool)
             }
