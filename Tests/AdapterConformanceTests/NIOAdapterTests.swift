@@ -278,53 +278,40 @@ extension AdapterConformance {
         /// beyond wait for one and reuse it.
         @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         @Test func callsBeyondTheHostsConnectionsWaitForOne() async throws {
-            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            var configuration = NIOAdapter.Configuration()
-            configuration.maximumConnectionsPerHost = 2
-            let adapter = NIOAdapter(configuration: configuration, group: group)
-            let server = try await TestServer.start()
-            let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
-            let answers = try await withThrowingTaskGroup(of: Int?.self) { calls in
-                for _ in 0..<6 { calls.addTask { try await connection.get("delay/50").value.status?.code } }
-                return try await calls.reduce(into: [Int?]()) { $0.append($1) }
+            try await Self.withLimitedAdapter(loops: 1, limit: 2) { connection, server, _ in
+                let answers = try await withThrowingTaskGroup(of: Int?.self) { calls in
+                    for _ in 0..<6 { calls.addTask { try await connection.get("delay/50").value.status?.code } }
+                    return try await calls.reduce(into: [Int?]()) { $0.append($1) }
+                }
+                #expect(answers == Array(repeating: 200, count: 6))
+                #expect(server.connectionsAccepted == 2)
             }
-            #expect(answers == Array(repeating: 200, count: 6))
-            #expect(server.connectionsAccepted == 2)
-            try await adapter.shutdown()
-            try await server.shutdown()
-            try await group.shutdownGracefully()
         }
 
         /// The limit per host bounds the connections across the loops: it is split among them
         /// (3 on 2 loops: 2 and 1), so that calls from both loops at once open 3 connections and
-        /// never have more than 3 requests at the server; with more loops than
-        /// the limit (1 on 2), the calls of both loops run on the one loop that has a part.
+        /// never have more than 3 requests at the server; with more loops than the limit (1 on
+        /// 2), the calls of both loops run on the one loop that has a part.
         @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         @Test(arguments: [1, 3])
         func theLimitPerHostBoundsTheConnectionsAcrossTheLoops(limit: Int) async throws {
-            let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-            var configuration = NIOAdapter.Configuration()
-            configuration.maximumConnectionsPerHost = limit
-            let adapter = NIOAdapter(configuration: configuration, group: group)
-            let server = try await TestServer.start()
-            let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
-            let loops = Array(group.makeIterator())
-            let answers = try await withThrowingTaskGroup(of: Int?.self) { calls in
-                for index in 0..<12 {
-                    // Callers on each loop of the group in turn.
-                    calls.addTask(executorPreference: EventLoopExecutor(loop: loops[index % 2])) {
-                        // The deadline fails a call that would wait for ever (on a loop with no part).
-                        try await connection.get("delay/200") { $0.options.timeout = .seconds(20) }.value.status?.code
+            try await Self.withLimitedAdapter(loops: 2, limit: limit) { connection, server, group in
+                let loops = Array(group.makeIterator())
+                let answers = try await withThrowingTaskGroup(of: Int?.self) { calls in
+                    for index in 0..<12 {
+                        // Callers on each loop of the group in turn.
+                        calls.addTask(executorPreference: EventLoopExecutor(loop: loops[index % 2])) {
+                            // The deadline fails a call that would wait for ever (on a loop with no part).
+                            let env = try await connection.get("delay/200") { $0.options.timeout = .seconds(20) }.value
+                            return env.status?.code
+                        }
                     }
+                    return try await calls.reduce(into: [Int?]()) { $0.append($1) }
                 }
-                return try await calls.reduce(into: [Int?]()) { $0.append($1) }
+                #expect(answers == Array(repeating: 200, count: 12))
+                #expect(server.connectionsAccepted == limit, "each loop opened its part, in overlapping calls")
+                #expect(server.peakRequestsInFlight <= limit, "never more requests at once than the limit")
             }
-            #expect(answers == Array(repeating: 200, count: 12))
-            #expect(server.connectionsAccepted == limit, "each loop opened its part, in overlapping calls")
-            #expect(server.peakRequestsInFlight <= limit, "never more requests at once than the limit")
-            try await adapter.shutdown()
-            try await server.shutdown()
-            try await group.shutdownGracefully()
         }
 
         /// A call whose loop has all its share of connections in use starts on a loop with room
@@ -332,19 +319,32 @@ extension AdapterConformance {
         /// first call's loop while that call is at the server runs beside it on the other loop.
         @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         @Test func aCallStartsOnALoopWithRoomRatherThanWait() async throws {
-            let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+            try await Self.withLimitedAdapter(loops: 2, limit: 2) { connection, server, group in
+                let loop = EventLoopExecutor(loop: group.next())
+                let first = Task(executorPreference: loop) { try await connection.get("delay/1000").value }
+                try await waitUntil { server.requestsReceived == 1 }
+                let second = try await Task(executorPreference: loop) { try await connection.get("echo").value }.value
+                #expect(second.status == .ok)
+                #expect(server.connectionsAccepted == 2, "the second call opened the other loop's connection")
+                #expect(try await first.value.status == .ok)
+            }
+        }
+
+        /// A connection to a new test server through an adapter on a group of `loops` loops with
+        /// `limit` connections per host, all shut down after `body`.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+        private static func withLimitedAdapter(
+            loops: Int,
+            limit: Int,
+            _ body: (Connection, TestServer, MultiThreadedEventLoopGroup) async throws -> Void
+        ) async throws {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: loops)
             var configuration = NIOAdapter.Configuration()
-            configuration.maximumConnectionsPerHost = 2
+            configuration.maximumConnectionsPerHost = limit
             let adapter = NIOAdapter(configuration: configuration, group: group)
             let server = try await TestServer.start()
             let connection = try Connection(url: server.baseURL.absoluteString) { $0.adapter = adapter }
-            let loop = EventLoopExecutor(loop: group.next())
-            let first = Task(executorPreference: loop) { try await connection.get("delay/1000").value }
-            try await waitUntil { server.requestsReceived == 1 }
-            let second = try await Task(executorPreference: loop) { try await connection.get("echo").value }.value
-            #expect(second.status == .ok)
-            #expect(server.connectionsAccepted == 2, "the second call opened the other loop's connection")
-            #expect(try await first.value.status == .ok)
+            try await body(connection, server, group)
             try await adapter.shutdown()
             try await server.shutdown()
             try await group.shutdownGracefully()
