@@ -7,11 +7,14 @@ import NIOHTTP1
 /// Faraday's requests and responses as NIOHTTP1's heads, for the adapters on SwiftNIO: the same
 /// fields on the wire and the same responses up the stack from each.
 package enum HTTP1Messages {
-    /// The request's fields as NIO's headers, `Cookie` fields joined into one.
+    /// The request's fields as NIO's headers, `Cookie` fields joined into one. Through a proxy
+    /// (both adapters tunnel every request through one) the request reaches the origin, so its
+    /// own `Proxy-Authorization`, meant for a proxy, is left out.
     package static func headers(of request: Request) -> HTTPHeaders {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count + 2)
         request.headers.forEachJoiningCookies { headers.add(name: $0.name.rawName, value: $0.value) }
+        if request.options.proxy?.proxy(for: request.url) != nil { headers.remove(name: "Proxy-Authorization") }
         // What URLSessionAdapter's platform sends when the request names none, so that every adapter
         // puts the same fields on the wire: any media type, and the body as it is.
         if !request.headers.contains(.accept) { headers.add(name: "Accept", value: "*/*") }

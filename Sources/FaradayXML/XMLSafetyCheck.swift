@@ -71,33 +71,36 @@ struct XMLSafetyCheck {
     /// Why the document's bytes cannot be checked as they will be parsed, if they cannot: the
     /// check reads ASCII (or UTF-16 after a byte-order mark), so a document in an encoding where
     /// `<!DOCTYPE` is other bytes (UTF-16 or UTF-32 without a mark, EBCDIC, UTF-7, which the
-    /// parser would detect or be told of) is refused.
+    /// parser would detect or be told of) is refused, and so is an XML declaration that the
+    /// grammar does not read: the check never guesses at the encoding the parser will use.
     static func unreadableEncoding(_ document: Data) -> String? {
-        let bytes = [UInt8](document.prefix(512))
+        let bytes = [UInt8](document)
         // UTF-16 after a byte-order mark: prologDeclaresDocumentType scans it as such.
         if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return nil }
         let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
-        guard let first = text.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
+        guard let first = text.first(where: { !isSpace($0) }) else { return nil }
         guard first == UInt8(ascii: "<"), !text.prefix(4).contains(0) else {
             return
                 "does not start with \"<\" in an ASCII-compatible encoding (UTF-16 or UTF-32 without a byte-order mark, or EBCDIC)"
         }
-        guard let declared = declaredEncoding(String(decoding: text, as: UTF8.self)) else { return nil }
-        guard let charset = Charset(label: declared),
-            !["UTF-16LE", "UTF-16BE", "ISO-2022-JP", "replacement"].contains(charset.name)
-        else { return "declares the encoding \"\(declared)\"" }
-        return nil
+        switch XMLDeclaration(text.drop(while: isSpace)) {
+        case nil:
+            return nil
+        case .some(.unreadable):
+            return "starts with an XML declaration (<?xml …?>) that does not follow XML's grammar"
+        case .some(.read(encoding: nil)):
+            return nil
+        case .some(.read(encoding: let declared?)):
+            guard let charset = Charset(label: declared),
+                !["UTF-16LE", "UTF-16BE", "ISO-2022-JP", "replacement"].contains(charset.name)
+            else { return "declares the encoding \"\(declared)\"" }
+            return nil
+        }
     }
 
-    /// The `encoding` of an XML declaration (`<?xml version="1.0" encoding="…"?>`) at the start.
-    private static func declaredEncoding(_ start: String) -> String? {
-        let trimmed = start.drop { $0.isWhitespace }
-        guard trimmed.hasPrefix("<?xml"), let end = trimmed.range(of: "?>") else { return nil }
-        let declaration = trimmed[..<end.lowerBound]
-        guard let key = declaration.range(of: "encoding") else { return nil }
-        let rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" }
-        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
-        return String(rest.dropFirst().prefix { $0 != quote })
+    /// White space in XML's grammar (`S`): space, tab, CR and LF.
+    static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     /// Whether the prolog (what comes before the root element: the XML declaration, comments,

@@ -74,6 +74,21 @@ import Testing
         #expect(received["https://other-host.example/x"] == [])
     }
 
+    /// Issue 66: a link whose host, decoded, would add header lines is refused before anything
+    /// is sent.
+    @Test func aLinkToAHostileHostIsRefused() async throws {
+        let stubs = TestAdapter()
+        let root = #"{"_links":{"evil":{"href":"https://evil%0d%0aX-Injected%3A%20yes/x"}}}"#
+        stubs.get("https://api.example.com/v1/root") { _, _ in
+            StubResponse(headers: [.contentType: "application/hal+json"], body: root)
+        }
+        let connection = try connection("https://api.example.com/v1", stubs)
+        let representation = try await connection.get("root").representation
+        let error = await #expect(throws: FaradayError.self) { try await representation.follow("evil", on: connection) }
+        #expect(error?.code == .invalidURL)
+        #expect(stubs.calls.count == 1, "only the root was asked for")
+    }
+
     @Test func aNextPageOnAnotherOriginGetsNoCredentials() async throws {
         let (stubs, received) = shop()
         let connection = try connection("https://api.example.com/v1", stubs)

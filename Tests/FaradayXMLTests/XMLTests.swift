@@ -205,12 +205,36 @@ struct Order: Codable, Sendable, Equatable {
             utf16LE(#"<?xml version="1.0" encoding="UTF-16"?>"# + declaration),  // no byte-order mark
             Data((#"<?xml version="1.0" encoding="UTF-7"?>"# + "+ADwAIQ-DOCTYPE r+AD4-<r/>").utf8),
             Data([0x4C, 0x6F, 0xA7, 0x94, 0x40, 0xA5]),  // "<?xml v" in EBCDIC
+            // Issue 66: the declaration read by XML's grammar, whatever white space it holds
+            // (CR and LF are white space too) and however far it is padded.
+            Data((#"<?xml version="1.0" encoding"# + "\n=\r\n" + #""UTF-7"?>"# + "+ADwAIQ-DOCTYPE r+AD4-<r/>").utf8),
+            Data(
+                (#"<?xml version="1.0""# + String(repeating: " ", count: 600) + #"encoding="UTF-7"?>"#
+                    + "+ADwAIQ-DOCTYPE r+AD4-<r/>").utf8
+            ),
+            Data(("<?xml version = '1.0' encoding\t=\t'utf-7' ?>" + "+ADwAIQ-DOCTYPE r+AD4-<r/>").utf8),
+            // A declaration the grammar cannot read is not guessed at.
+            Data((#"<?xml version="1.0" encoding="UTF-8""# + String(repeating: " ", count: 600)).utf8),
+            Data(#"<?xml version="1.0" encoding=UTF-7?><r/>"#.utf8),
         ]
         for document in documents {
             let connection = try stubbed(document)
             let error = await #expect(throws: FaradayError.self) { try await connection.get("doc").value }
             #expect(error?.code == .parsingFailed)
             #expect(error?.message.contains("refused rather than checked") == true, "\(error?.message ?? "")")
+        }
+    }
+
+    /// Declarations the grammar allows, spread over lines and padded, are read and pass.
+    @Test func aDeclarationWithWhiteSpaceAnywhereTheGrammarAllowsIsRead() async throws {
+        struct Name: Decodable, Equatable { var first: String }
+        for declaration in [
+            "<?xml version=\"1.0\"\r\n  encoding = 'UTF-8'\n  standalone=\"yes\" ?>",
+            "<?xml version='1.0'" + String(repeating: " ", count: 700) + "?>",
+            "<?xml-stylesheet href=\"a.xsl\"?>",
+        ] {
+            let document = Data((declaration + "<name><first>Zoe</first></name>").utf8)
+            #expect(try await stubbed(document).get("doc").decodeXML(Name.self) == Name(first: "Zoe"), "\(declaration)")
         }
     }
 

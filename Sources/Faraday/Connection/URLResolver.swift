@@ -76,6 +76,7 @@ enum URLResolver {
             guard let url = URL(string: escape(pathPart, allowed: urlAllowed)), url.host?.isEmpty == false else {
                 throw FaradayError(.invalidURL, "\(redacted(path)) is not a valid URL.")
             }
+            try HostCheck.check(url)
             return (url, query, false)
         }
 
@@ -140,6 +141,7 @@ enum URLResolver {
         else {
             throw FaradayError(.invalidURL, "\(redacted(string)) is not a valid http or https base URL.")
         }
+        try HostCheck.check(url)
         return url
     }
 

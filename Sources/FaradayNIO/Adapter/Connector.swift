@@ -88,9 +88,10 @@ enum Connector {
                 if let verifier { try await verifier.initializer()(channel).get() }
             }
             let handler = try await loop.submit {
-                // HTTPTypes has checked every field already (names are tokens, values hold no
-                // CR, LF or NUL), so NIO's second check of each request's fields is left out.
-                try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
+                // NIO checks every field it writes (names are tokens, values hold no CR, LF or
+                // NUL): HTTPTypes has checked the request's own, but `Host` and the framing
+                // fields are the adapter's.
+                try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: true)
                 let handler = ResponseHandler()
                 try channel.pipeline.syncOperations.addHandler(handler)
                 return handler

@@ -9,10 +9,9 @@ import Foundation
 struct SystemLibrary {
     private let handle: UnsafeMutableRawPointer
 
-    /// The first of `names` that loads (a bare name is looked up where the system looks, a path
-    /// as given), or `nil` when none does.
-    init?(_ names: [String]) {
-        guard let handle = names.lazy.compactMap({ dlopen($0, RTLD_NOW | RTLD_LOCAL) }).first else { return nil }
+    /// The first of `paths` that loads, or `nil` when none does.
+    init?(_ paths: [String]) {
+        guard let handle = paths.lazy.compactMap({ dlopen($0, RTLD_NOW | RTLD_LOCAL) }).first else { return nil }
         self.handle = handle
     }
 
@@ -21,13 +20,29 @@ struct SystemLibrary {
         dlsym(handle, name).map { unsafeBitCast($0, to: type) }
     }
 
-    /// The names a library goes by: its Linux soname, and on Apple platforms its dylib where
-    /// Homebrew and MacPorts put it.
+    /// Where a library is looked for: full paths in the system's library folders (on Apple
+    /// platforms, Homebrew's and MacPorts'), never a bare name. A bare name would be looked up
+    /// through the executable's run path too, which SwiftPM sets to `$ORIGIN` on Linux, and on
+    /// Apple platforms in the working folder: a `libzstd.so.1` put beside the program would be
+    /// loaded and run in its place.
     static func names(linux soname: String, darwin dylib: String) -> [String] {
         #if canImport(Darwin)
-        [dylib, "/opt/homebrew/lib/" + dylib, "/usr/local/lib/" + dylib, "/opt/local/lib/" + dylib]
+        ["/opt/homebrew/lib/", "/usr/local/lib/", "/opt/local/lib/"].map { $0 + dylib }
         #else
-        [soname]
+        systemFolders.map { $0 + soname }
         #endif
     }
+
+    /// The folders Debian, Ubuntu, Fedora, Alpine and Arch keep their libraries in, the
+    /// architecture's own first; none of them writable but by root.
+    static let systemFolders: [String] = {
+        #if arch(x86_64)
+        let multiarch = "x86_64-linux-gnu"
+        #elseif arch(arm64)
+        let multiarch = "aarch64-linux-gnu"
+        #else
+        let multiarch = "unknown"
+        #endif
+        return ["/usr/lib/\(multiarch)/", "/lib/\(multiarch)/", "/usr/lib64/", "/lib64/", "/usr/lib/", "/lib/"]
+    }()
 }

@@ -136,6 +136,14 @@ public struct FollowRedirects: Middleware {
                 url: request.url
             )
         }
+        if let problem = HostCheck.problem(with: target) {
+            throw FaradayError(
+                .invalidURL,
+                "The redirect's Location was not followed: \(problem)",
+                method: request.method,
+                url: request.url
+            )
+        }
         if request.url.scheme?.lowercased() == "https" && scheme == "http" && !handler.allowsInsecureRedirects {
             throw FaradayError(
                 .insecureRedirect,
