@@ -6,11 +6,15 @@ import Foundation
 // snippet.show
 
 // snippet.setup
-let caches = FileManager.default.temporaryDirectory.appending(path: "api-cache")
+// A folder of the user's own: ~/Library/Caches on Apple platforms, $XDG_CACHE_HOME or ~/.cache
+// on Linux; never a folder other users may write in, such as /tmp.
+let caches = try FileManager.default.url(for: .cachesDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+    .appending(path: "com.example.app/api-cache", directoryHint: .isDirectory)
+let store = try DiskCacheStore(directory: caches, capacity: 100 << 20)  // refuses a folder others could write
 let api = try Connection(url: "https://api.example.com") { builder in
     builder.use(DecodeJSON.Handler())  // above the cache, so that hits are decoded too
     builder.use(FollowRedirects.Handler())  // each hop is cached under its own URL
-    builder.use(HTTPCache.Handler(store: DiskCacheStore(directory: caches, capacity: 100 << 20)))
+    builder.use(HTTPCache.Handler(store: store))
     builder.use(Retry.Handler())  // a hit costs no attempt; a miss is retried as a whole
     // snippet.hide
     builder.adapter = TestAdapter()

@@ -62,12 +62,15 @@ extension AdapterConformance {
             let directory = FileManager.default.temporaryDirectory.appending(path: "faraday-cache-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let key = UUID().uuidString
-            try await withConnection(kind, handlers: [HTTPCache.Handler(store: DiskCacheStore(directory: directory))]) {
+            try await withConnection(
+                kind,
+                handlers: [HTTPCache.Handler(store: try DiskCacheStore(directory: directory))]
+            ) {
                 connection,
                 server in
                 _ = try await connection.get("cached?key=\(key)").value
                 let other = try Connection(url: server.baseURL.absoluteString) { builder in
-                    builder.use(HTTPCache.Handler(store: DiskCacheStore(directory: directory)))
+                    builder.use(HTTPCache.Handler(store: try DiskCacheStore(directory: directory)))
                     builder.adapter = TestAdapter()  // a request reaching it would fail: no stub
                 }
                 let env = try await other.get("cached?key=\(key)").value
@@ -81,7 +84,7 @@ extension AdapterConformance {
             defer { try? FileManager.default.removeItem(at: directory) }
             let total = 1 << 30
             let cache = HTTPCache.Handler(
-                store: DiskCacheStore(directory: directory, capacity: 2 << 30),
+                store: try DiskCacheStore(directory: directory, capacity: 2 << 30),
                 maximumBodySize: .max
             )
             try await withConnection(kind, handlers: [cache]) { connection, server in

@@ -127,7 +127,7 @@ extension AdapterConformance {
             defer { try? FileManager.default.removeItem(at: directory) }
             let writing = DispatchSemaphore(value: 0)
             let disk = DispatchSemaphore(value: 0)  // signalled once, it stays open
-            let store = DiskCacheStore(directory: directory) {
+            let store = try DiskCacheStore(directory: directory) {
                 writing.signal()
                 _ = disk.wait(timeout: .now() + 60)
                 disk.signal()
@@ -165,7 +165,7 @@ extension AdapterConformance {
             let directory = FileManager.default.temporaryDirectory.appending(path: "faraday-cache-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let disk = DispatchSemaphore(value: 0)  // signalled once, it stays open
-            let store = DiskCacheStore(directory: directory) {
+            let store = try DiskCacheStore(directory: directory) {
                 _ = disk.wait(timeout: .now() + 60)
                 disk.signal()
             }

@@ -33,7 +33,7 @@ let count = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 10000
 if name == "cacheMemory" || name == "cacheDisk" {
     let directory = FileManager.default.temporaryDirectory.appending(path: "faraday-probe-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store: any CacheStore = name == "cacheDisk" ? DiskCacheStore(directory: directory) : MemoryCacheStore()
+    let store: any CacheStore = name == "cacheDisk" ? try DiskCacheStore(directory: directory) : MemoryCacheStore()
     var headers = HTTPFields()
     headers[.contentType] = "application/json"
     headers[.cacheControl] = "max-age=3600"

@@ -13,7 +13,7 @@ func measureCacheHits(base: URL, count: Int, rounds: Int) async throws -> String
     let rows: [(String, [any Handler])] = [
         ("network round trip (no cache)", []),
         ("HTTPCache hit, MemoryCacheStore", [HTTPCache.Handler()]),
-        ("HTTPCache hit, DiskCacheStore", [HTTPCache.Handler(store: DiskCacheStore(directory: directory))]),
+        ("HTTPCache hit, DiskCacheStore", [HTTPCache.Handler(store: try DiskCacheStore(directory: directory))]),
     ]
     var connections: [Connection] = []
     for (_, handlers) in rows {

@@ -24,7 +24,7 @@ import Testing
         let runner = CacheSuiteRunner(server: server, adapter: adapter) {
             switch storeKind {
             case .memory: MemoryCacheStore()
-            case .disk: DiskCacheStore(directory: directory.appendingPathComponent(UUID().uuidString))
+            case .disk: try DiskCacheStore(directory: directory.appendingPathComponent(UUID().uuidString))
             }
         }
         let outcomes = await withTaskGroup(of: (CacheSuiteTest, CacheSuiteOutcome).self) { group in

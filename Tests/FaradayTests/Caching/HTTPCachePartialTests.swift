@@ -70,7 +70,9 @@ import Testing
         origin.route("/v1/x") { _, request in Self.answer(request, origin: origin) }
         let directory = FileManager.default.temporaryDirectory.appending(path: "partial-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (connection, _) = try origin.connection(onDisk ? DiskCacheStore(directory: directory) : MemoryCacheStore())
+        let (connection, _) = try origin.connection(
+            onDisk ? try DiskCacheStore(directory: directory) : MemoryCacheStore()
+        )
         _ = try await connection.get("x", headers: [.range: first]).value
         _ = try await connection.get("x", headers: [.range: second]).value
         let whole = try await connection.get("x").value
@@ -126,7 +128,9 @@ import Testing
         origin.route("/v1/x") { _, request in Self.answer(request, origin: origin) }
         let directory = FileManager.default.temporaryDirectory.appending(path: "partial-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (connection, _) = try origin.connection(onDisk ? DiskCacheStore(directory: directory) : MemoryCacheStore())
+        let (connection, _) = try origin.connection(
+            onDisk ? try DiskCacheStore(directory: directory) : MemoryCacheStore()
+        )
         _ = try await connection.get("x", headers: [.range: "bytes=0-39"]).value
         let resumed = try await connection.get("x").value
         #expect(origin.requests.last?.headers[.range] == "bytes=40-")

@@ -63,7 +63,7 @@ import Testing
     @Test func aCacheEntryFileIsTheOwnersOnly() throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = DiskCacheStore(directory: folder.appendingPathComponent("cache"))
+        let store = try DiskCacheStore(directory: folder.appendingPathComponent("cache"))
         let file = try store.temporaryFile()
         #expect(try mode(file) == 0o600)
         #expect(try mode(file.deletingLastPathComponent()) == 0o700)

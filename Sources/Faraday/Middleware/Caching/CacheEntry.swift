@@ -6,7 +6,9 @@ public struct CacheEntry: Sendable {
     /// The URL the response answered (without fragment).
     public var url: URL
     /// The values the request had for each header the response's `Vary` names (lowercased
-    /// names; an absent header is `nil`): this entry serves only requests with the same values.
+    /// names; an absent header is `nil`; for a field with credentials, such as `Authorization`
+    /// or `Cookie`, a keyed digest of the value, never the value): this entry serves only
+    /// requests with the same values.
     public var varyingRequestHeaders: [String: String?]
     /// The response status.
     public var status: HTTPResponse.Status
@@ -38,8 +40,9 @@ public struct CacheEntry: Sendable {
         self.responseDate = responseDate
     }
 
-    /// The store's key for a request: its URL without fragment. Variants of one URL (`Vary`)
-    /// share the key and differ in ``varyingRequestHeaders``.
+    /// The store's key for a request without credentials: its URL without fragment (a request
+    /// with credentials adds their digest to it). Variants of one URL (`Vary`) share the key and
+    /// differ in ``varyingRequestHeaders``.
     public static func key(for url: URL) -> String {
         guard url.fragment != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return url.absoluteString

@@ -1,8 +1,10 @@
 import Foundation
 import HTTPTypes
 
-/// The rules of a private cache (RFC 9111, and RFC 5861 for the `stale-*` extensions): what may
-/// be stored, how old an entry is, how long it stays fresh, and whether a request may use it.
+/// The rules of the cache (RFC 9111, and RFC 5861 for the `stale-*` extensions): what may be
+/// stored, how old an entry is, how long it stays fresh, and whether a request may use it. It is
+/// a private cache for each user (`CachePartition` keeps users apart), and follows a shared
+/// cache's rules for responses to requests with credentials when it serves several users.
 struct CachePolicy: Sendable {
     /// The share of `Date − Last-Modified` an entry without explicit freshness stays fresh
     /// (RFC 9111 §4.2.2 suggests 10 %).
@@ -31,8 +33,15 @@ struct CachePolicy: Sendable {
 
     /// Why a response may not be stored, or `nil` when it may.
     /// `request` is the request as it was sent (with what layers below the cache added, such as
-    /// `Authorization`).
-    func refusal(request: Request, requestControl: CacheControl, response: ResponseData, now: Date) -> String? {
+    /// `Authorization`); `credentials` are the fields that tell users apart in a cache that
+    /// serves several, `nil` in a single user's.
+    func refusal(
+        request: Request,
+        requestControl: CacheControl,
+        response: ResponseData,
+        now: Date,
+        credentials: CachePartition?
+    ) -> String? {
         let control = CacheControl(response.headers)
         let code = response.status.code
         switch request.method {
@@ -57,11 +66,16 @@ struct CachePolicy: Sendable {
         }) {
             return "Vary: *"
         }
-        // §3.5: a response to a request with credentials is stored only when it says it may be.
-        if request.headers.contains(.authorization), !control.isPublic, !control.mustRevalidate,
-            control.seconds("s-maxage") == nil
-        {
-            return "the request carries Authorization and the response is not public"
+        // §3.5: a response to a request with credentials is stored only when it says a shared
+        // cache may store it, and, in a cache that serves several users, never when it is
+        // `private` (qualified or not). In a single user's, Authorization alone counts.
+        if credentials?.hasCredentials(request) ?? request.headers.contains(.authorization) {
+            if credentials != nil, control.has("private") {
+                return "private, and the request carries credentials in a cache shared by users"
+            }
+            if !control.isPublic, !control.mustRevalidate, control.seconds("s-maxage") == nil {
+                return "the request carries credentials and the response is not public"
+            }
         }
         let hasExplicitFreshness =
             control.maxAge != nil || response.headers.contains(.expires) || control.isPublic
@@ -79,28 +93,47 @@ struct CachePolicy: Sendable {
         return nil
     }
 
-    /// The request headers a response's `Vary` names, with the request's values; `nil` when a
+    /// The request headers a response's `Vary` names, with the request's values (a digest of
+    /// them for a credential field: an entry never holds a token or a cookie); `nil` when a
     /// name is not a field name (then the response is served to nobody, as with `Vary: *`).
-    static func varyingHeaders(of request: Request, response: HTTPFields) -> [String: String?]? {
+    static func varyingHeaders(
+        of request: Request,
+        response: HTTPFields,
+        _ partition: CachePartition
+    ) -> [String: String?]? {
         var varying: [String: String?] = [:]
         for value in response[values: .vary] {
             for name in value.split(separator: ",") {
                 let name = name.trimmingHTTPWhitespace.lowercasedASCII
                 guard !name.isEmpty else { continue }
                 guard let fieldName = HTTPField.Name(name) else { return nil }  // served to nobody
-                varying[name] = normalized(request.headers[values: fieldName], of: name)
+                varying[name] = varyingValue(of: request, fieldName, name, partition)
             }
         }
         return varying
     }
 
     /// Whether `entry` was stored for a request with the same values of its `Vary` headers
-    /// (RFC 9111 §4.1: compared after joining the fields and normalising them).
-    static func matches(_ entry: CacheEntry, _ request: Request) -> Bool {
+    /// (RFC 9111 §4.1: compared after joining the fields and normalising them; by their digests
+    /// for credential fields).
+    static func matches(_ entry: CacheEntry, _ request: Request, _ partition: CachePartition) -> Bool {
         entry.varyingRequestHeaders.allSatisfy { name, value in
             guard let fieldName = HTTPField.Name(name) else { return false }
-            return normalized(request.headers[values: fieldName], of: name) == value
+            return varyingValue(of: request, fieldName, name, partition) == value
         }
+    }
+
+    /// A selecting field's value as an entry keeps it: normalised, and digested when it carries
+    /// credentials.
+    private static func varyingValue(
+        of request: Request,
+        _ field: HTTPField.Name,
+        _ name: String,
+        _ partition: CachePartition
+    ) -> String? {
+        let value = normalized(request.headers[values: field], of: name)
+        guard partition.isCredential(name) else { return value }
+        return value.map { partition.digest($0, of: name) }
     }
 
     /// Fields whose values are case-insensitive (language tags, content codings, charsets).
@@ -167,20 +200,31 @@ struct CachePolicy: Sendable {
         "proxy-connection", "te", "transfer-encoding", "upgrade",
     ]
 
+    /// The fields that set cookies: never stored, so never replayed to anyone (the response of
+    /// the server carries them to the caller, once), as shared caches and browsers' disk caches
+    /// do.
+    static let cookieFieldNames: Set<String> = ["set-cookie", "set-cookie2"]
+
+    /// The fields of `headers` that set cookies.
+    static func cookieFields(of headers: HTTPFields) -> [HTTPField] {
+        headers.filter { cookieFieldNames.contains($0.name.canonicalName) }
+    }
+
     /// `headers` as a cache stores them: without the connection's fields and the fields that
-    /// `Connection` names (RFC 9111 §3.1), nor those a qualified `no-cache="…"` names
-    /// (§5.2.2.4: not to be reused without validation, so not kept).
+    /// `Connection` names (RFC 9111 §3.1), those a qualified `no-cache="…"` names (§5.2.2.4: not
+    /// to be reused without validation, so not kept), and `Set-Cookie`.
     static func storable(_ headers: HTTPFields) -> HTTPFields {
         let named = Set(
             headers[values: .connection].flatMap { $0.split(separator: ",") }.map {
                 $0.trimmingHTTPWhitespace.lowercased()
             }
         ).union(CacheControl(headers).noCacheFields)
-        func isConnections(_ field: HTTPField) -> Bool {
+        func isDropped(_ field: HTTPField) -> Bool {
             connectionFields.contains(field.name.canonicalName) || named.contains(field.name.canonicalName)
+                || cookieFieldNames.contains(field.name.canonicalName)
         }
-        guard headers.contains(where: isConnections) else { return headers }
-        return HTTPFields(headers.filter { !isConnections($0) })
+        guard headers.contains(where: isDropped) else { return headers }
+        return HTTPFields(headers.filter { !isDropped($0) })
     }
 
     // MARK: Using an entry (RFC 9111 §4, RFC 5861)

@@ -2,8 +2,9 @@ import Foundation
 
 /// Where ``HTTPCache`` keeps responses: ``MemoryCacheStore``, ``DiskCacheStore``, or your own.
 ///
-/// A key is a URL (``CacheEntry/key(for:)``); one key holds the variants of that URL that differ by
-/// their `Vary` headers (``CacheEntry/varyingRequestHeaders``). A store is called from many
+/// A key is a URL (``CacheEntry/key(for:)``), followed, for a request with credentials, by a
+/// keyed digest of them (so that users never share an entry); one key holds the variants of that
+/// URL that differ by their `Vary` headers (``CacheEntry/varyingRequestHeaders``). A store is called from many
 /// tasks at once, bounds its own size, and never fails a request: what it cannot read or write it
 /// treats as absent.
 public protocol CacheStore: Sendable {

@@ -4,7 +4,8 @@ import HTTPTypes
 // The file format: magic line, body length, body, then the head as JSON.
 extension DiskCacheStore {
     static let fileExtension = "entry"
-    static let magic = Data("faraday-cache 1\n".utf8)
+    /// Version 2 keeps credentials as digests; a file of version 1 is not read.
+    static let magic = Data("faraday-cache 2\n".utf8)
     /// The magic line, then the body's length as 16 hex digits and a newline.
     static let bodyOffset = 16 + 17
 
@@ -50,8 +51,15 @@ extension DiskCacheStore {
 
     /// Reads a file's head (the body stays in the file), and counts the read as a use: its
     /// modification time is set to `now` when it is a minute old or more.
+    /// A link, another user's file, anything but a plain file of this user is invalid (and so
+    /// removed), never read.
     static func read(_ file: URL, key: String, now: Date) -> ReadResult {
-        guard let handle = try? FileHandle(forReadingFrom: file) else { return .unreadable }
+        let handle: FileHandle
+        switch openOwnFile(file) {
+        case .own(let opened): handle = opened
+        case .foreign: return .invalid
+        case .missing, .unreadable: return .unreadable
+        }
         defer { try? handle.close() }
         guard var signature = FileSignature(descriptor: handle.fileDescriptor) else { return .unreadable }
         if now.timeIntervalSince(signature.modified) >= 60 {

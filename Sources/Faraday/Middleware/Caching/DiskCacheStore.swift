@@ -6,13 +6,22 @@ import HTTPTypes
 /// disk as it streams and served from its file in pieces, so memory stays small whatever its
 /// size.
 ///
-/// The store keeps everything under `<directory>/faraday-http-cache-1/`: one file per variant,
-/// `<hash of the URL>/<hash of the variant>.entry`, written in `tmp/` and renamed into place,
+/// The store keeps everything under `<directory>/faraday-http-cache-2/`: one file per variant,
+/// `<hash of the key>/<hash of the variant>.entry`, written in `tmp/` and renamed into place,
 /// so that a reader sees a whole entry or none. A file there that cannot be read as an entry of
 /// this format (truncated, corrupt, foreign, another key under a colliding hash) is removed and
-/// treated as absent. Nothing outside that folder is read or removed. The folder is readable by
-/// its owner only. The heads read are kept in memory while their files stay as they were (a
-/// `stat` of the folder and of each file tells), so a hit reads only the body.
+/// treated as absent. Nothing outside that folder is read or removed. The heads read are kept in
+/// memory while their files stay as they were (a `stat` of the folder and of each file tells), so
+/// a hit reads only the body.
+///
+/// On a host shared with other users, the store trusts no file that another user could have put
+/// there: give it a folder of the user's own (their caches folder, never a shared one such as
+/// `/tmp`). Its folder is made with mode 0700 and refused, as is the directory given, unless it
+/// belongs to the user the process runs as and nobody else may write in it (``init(directory:capacity:)``
+/// throws); an entry file that is a link or another user's is removed, never read. The
+/// credentials that the keys and the `Vary` values of entries depend on are stored as a digest
+/// under a random key kept in the folder (`key`, mode 0600), never as they were sent; entries of
+/// the format before (`faraday-http-cache-1`, which held them) are not read.
 ///
 /// Writes, removals and trimming run on a queue shared by the stores of the directory in this
 /// process, in the order they were asked for, so that a call does not wait for the disk to write
@@ -29,11 +38,13 @@ import HTTPTypes
 /// code that calls them itself is not held back. Reads are blocking calls: ``HTTPCache`` makes
 /// them off an adapter's event loop.
 public final class DiskCacheStore: CacheStore {
-    /// The directory given; the store's files are in its `faraday-http-cache-1` folder.
+    /// The directory given; the store's files are in its `faraday-http-cache-2` folder.
     public let directory: URL
     /// The most bytes of entry files the store keeps.
     public let capacity: Int
     let root: URL
+    /// The secret under which ``HTTPCache`` digests credentials for this folder.
+    let credentialKey: [UInt8]
     /// The queue of the store's file work.
     package let writes: DiskWrites
     /// Bytes written since the folder was last measured; it is measured again (and trimmed)
@@ -57,22 +68,40 @@ public final class DiskCacheStore: CacheStore {
         let entry: CacheEntry
     }
 
-    /// Creates a store in `directory` (made when missing) that keeps at most `capacity` bytes
-    /// (50 MiB by default).
-    public init(directory: URL, capacity: Int = 50 * 1024 * 1024) {
-        self.directory = directory
-        self.capacity = capacity
-        self.root = directory.appending(path: "faraday-http-cache-1", directoryHint: .isDirectory)
-        self.writes = DiskWrites.forDirectory(root.absoluteURL.resolvingSymlinksInPath().path)
+    /// The store's folder in the directory given: the version of its format.
+    static let folderName = "faraday-http-cache-2"
+
+    /// Creates a store in `directory` (made when missing, with mode 0700) that keeps at most
+    /// `capacity` bytes (50 MiB by default).
+    ///
+    /// - Throws: ``FaradayError/Code/storageFailed`` when the directory or the store's folder
+    ///   in it cannot be made or read, or is another user's, or others may write in it (but
+    ///   for a sticky directory such as `/tmp`), or the folder is a link: on a host shared with
+    ///   other users, they could otherwise plant the answers it serves.
+    public convenience init(directory: URL, capacity: Int = 50 * 1024 * 1024) throws(FaradayError) {
+        try self.init(directory: directory, capacity: capacity, writes: nil)
     }
 
     /// A store whose queue calls `beforeEachWrite` before each piece of file work: for tests that
     /// stand in for a slow disk.
-    package init(directory: URL, capacity: Int = 50 * 1024 * 1024, beforeEachWrite: @escaping @Sendable () -> Void) {
+    package convenience init(
+        directory: URL,
+        capacity: Int = 50 * 1024 * 1024,
+        beforeEachWrite: @escaping @Sendable () -> Void
+    ) throws(FaradayError) {
+        try self.init(directory: directory, capacity: capacity, writes: DiskWrites(beforeEach: beforeEachWrite))
+    }
+
+    private init(directory: URL, capacity: Int, writes: DiskWrites?) throws(FaradayError) {
         self.directory = directory
         self.capacity = capacity
-        self.root = directory.appending(path: "faraday-http-cache-1", directoryHint: .isDirectory)
-        self.writes = DiskWrites(beforeEach: beforeEachWrite)
+        let root = directory.appending(path: Self.folderName, directoryHint: .isDirectory)
+        self.root = root
+        try Self.checkDirectory(directory)
+        try Self.checkOwnFolder(root)
+        try Self.checkOwnFolder(root.appending(path: "tmp", directoryHint: .isDirectory))
+        self.credentialKey = try Self.loadKey(in: root)
+        self.writes = writes ?? DiskWrites.forDirectory(root.absoluteURL.resolvingSymlinksInPath().path)
     }
 
     private func folder(for key: String) -> URL { root.appending(path: Self.hash(key), directoryHint: .isDirectory) }
@@ -103,6 +132,10 @@ public final class DiskCacheStore: CacheStore {
 
     /// Reads every entry file of a key's folder (removing what is not one), and indexes them.
     private func readFolder(_ folder: URL, key: String) -> [CacheEntry] {
+        guard Self.isOwnFolder(folder) else {  // a link, another user's: nothing this store wrote
+            try? FileManager.default.removeItem(at: folder)
+            return []
+        }
         // Taken before the listing: a file renamed in meanwhile makes the next hit read again.
         let folderSignature = FileSignature(path: folder.path)
         guard let files = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
@@ -159,17 +192,20 @@ public final class DiskCacheStore: CacheStore {
         writes.enqueue { [self] in
             let contents =
                 (try? FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: nil)) ?? []
-            for item in contents where item.lastPathComponent != "tmp" { try? FileManager.default.removeItem(at: item) }
+            for item in contents where item.lastPathComponent != "tmp" && item.lastPathComponent != Self.keyFileName {
+                try? FileManager.default.removeItem(at: item)
+            }
             written.withLock { $0 = 0 }
             index.withLock { $0.removeAll() }
         }
     }
 
-    /// Makes the store's folders (owner only) and returns a new temporary file's URL.
+    /// Makes the store's folders when they were removed (the owner's only, and checked as when
+    /// the store was made) and returns a new temporary file's URL.
     func temporaryFile() throws -> URL {
         let tmp = root.appending(path: "tmp", directoryHint: .isDirectory)
-        try PrivateFile.createFolder(tmp)
-        try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.path)
+        try Self.checkOwnFolder(root)
+        try Self.checkOwnFolder(tmp)
         let file = tmp.appending(path: UUID().uuidString)
         try PrivateFile.create(file).close()
         return file
@@ -181,7 +217,7 @@ public final class DiskCacheStore: CacheStore {
         let folder = folder(for: key)
         let destination = folder.appending(path: Self.hash(Self.describe(variant)) + "." + Self.fileExtension)
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Self.checkOwnFolder(folder)
         } catch {
             try? FileManager.default.removeItem(at: file)
             return

@@ -39,7 +39,7 @@ extension HTTPCache {
             completions,
             for: env,
             requestControl,
-            key: CacheEntry.key(for: request.url),
+            key: partition.key(for: request),
             replacing: entry,
             requestDate: requestDate,
             responseDate: handler.now(),

@@ -2,7 +2,8 @@ import Foundation
 
 extension HTTPCache {
     /// Fetches for a miss, one request for all the concurrent misses of `key` (`Flights`): the
-    /// first call leads, the others wait for what it stores.
+    /// first call leads, the others wait for what it stores. The key holds the credentials'
+    /// digest (`CachePartition`): two users never share a flight.
     func fetchOnce(
         _ env: Env,
         _ requestControl: CacheControl,
@@ -40,7 +41,7 @@ extension HTTPCache {
             try await flight.wait(limit: handler.lockTimeout, cancellation: env.cancellation)
             // What the leader stored answers when it may; otherwise this call asks for itself.
             let now = handler.now()
-            let stored = await storedEntries(for: key).first { CachePolicy.matches($0, env.request) }
+            let stored = await storedEntries(for: key).first { CachePolicy.matches($0, env.request, partition) }
             let whole = stored.flatMap { $0.isPartial ? nil : $0 }
             if let whole, handler.policy.use(of: whole, requestControl: requestControl, now: now) == .fresh,
                 let hit = await serve(whole, env, .hit, now: now)

@@ -8,13 +8,13 @@ extension HTTPCache {
     /// A `HEAD` with its own conditions or range goes to the server untouched.
     func head(_ env: Env, _ requestControl: CacheControl) async throws(FaradayError) -> Completions {
         let request = env.request
-        let key = CacheEntry.key(for: request.url)
+        let key = partition.key(for: request)
         let hasOwnConditions = [HTTPField.Name.ifNoneMatch, .ifModifiedSince, .range, .ifMatch, .ifUnmodifiedSince]
             .contains { request.headers.contains($0) }
         let requestDate = handler.now()
         let entry =
             hasOwnConditions
-            ? nil : await storedEntries(for: key).first { !$0.isPartial && CachePolicy.matches($0, request) }
+            ? nil : await storedEntries(for: key).first { !$0.isPartial && CachePolicy.matches($0, request, partition) }
         if let entry, handler.policy.use(of: entry, requestControl: requestControl, now: requestDate) == .fresh,
             let hit = await serve(entry, env, .hit, now: requestDate, as: .head)
         {
@@ -42,7 +42,9 @@ extension HTTPCache {
             responseDate: responseDate
         )
         if generation == handler.shared.generation.withLock({ $0 }) { handler.store.store(updated, for: key) }
-        return await serve(updated, head, .revalidated, now: responseDate, as: .head) ?? .buffered(head)
+        let cookies = CachePolicy.cookieFields(of: response.headers)
+        return await serve(updated, head, .revalidated, now: responseDate, as: .head, setting: cookies)
+            ?? .buffered(head)
     }
 
     /// Any other method: sent as it is. A successful unsafe one makes stored responses out of
@@ -60,7 +62,7 @@ extension HTTPCache {
             completions,
             for: env,
             requestControl,
-            key: CacheEntry.key(for: request.url),
+            key: partition.key(for: request),
             replacing: nil,
             requestDate: requestDate,
             responseDate: handler.now(),
@@ -71,17 +73,26 @@ extension HTTPCache {
     private static let safeMethods: Set<HTTPRequest.Method> = [.get, .head, .options, .trace]
 
     /// RFC 9111 §4.4: a successful unsafe request makes the stored responses of its URL (and of
-    /// its `Location` and `Content-Location` on the same origin) out of date.
+    /// its `Location` and `Content-Location` on the same origin) out of date: those stored for
+    /// requests without credentials and for requests with its own (another user's entries are
+    /// out of this cache's reach, as in a browser's other partition).
     private func invalidate(after request: Request, _ response: ResponseData?) {
         guard let response, (200..<400).contains(response.status.code) else { return }
-        handler.store.removeEntries(for: CacheEntry.key(for: request.url))
+        removeEntries(of: request.url, request)
         let origin = Origin(request.url)
         for name in [HTTPField.Name.location, .contentLocation] {
             guard let value = response.headers[name],
                 let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
                 Origin(url) == origin
             else { continue }
-            handler.store.removeEntries(for: CacheEntry.key(for: url))
+            removeEntries(of: url, request)
         }
+    }
+
+    private func removeEntries(of url: URL, _ request: Request) {
+        let anonymous = CacheEntry.key(for: url)
+        handler.store.removeEntries(for: anonymous)
+        let own = partition.key(for: url, request)
+        if own != anonymous { handler.store.removeEntries(for: own) }
     }
 }

@@ -24,13 +24,14 @@ extension HTTPCache {
             request: head.request,  // as sent, with what the layers below added (Authorization…)
             requestControl: requestControl,
             response: response,
-            now: responseDate
+            now: responseDate,
+            credentials: handler.isSharedByUsers ? partition : nil
         )
         // Stored only as the answer of this URL (not a redirect's last hop) and of these values
         // of its Vary headers (none added below the cache).
-        let varying = CachePolicy.varyingHeaders(of: env.request, response: response.headers)
-        guard refusal == nil, CacheEntry.key(for: head.request.url) == key, let varying,
-            varying == CachePolicy.varyingHeaders(of: head.request, response: response.headers)
+        let varying = CachePolicy.varyingHeaders(of: env.request, response: response.headers, partition)
+        guard refusal == nil, CacheEntry.key(for: head.request.url) == CacheEntry.key(for: env.request.url),
+            let varying, varying == CachePolicy.varyingHeaders(of: head.request, response: response.headers, partition)
         else {
             // A newer answer was seen (not a server error): what is stored for the URL is out of
             // date (§4.3.3).

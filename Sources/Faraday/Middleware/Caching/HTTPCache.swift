@@ -1,14 +1,15 @@
 import Foundation
 import HTTPTypes
 
-/// A private HTTP cache (RFC 9111, with `stale-while-revalidate` and `stale-if-error` of
-/// RFC 5861): answers from a ``CacheStore`` while a stored response is fresh, revalidates it
-/// with a conditional request when it is stale, and stores what the server allows.
+/// An HTTP cache (RFC 9111, with `stale-while-revalidate` and `stale-if-error` of RFC 5861):
+/// answers from a ``CacheStore`` while a stored response is fresh, revalidates it with a
+/// conditional request when it is stale, and stores what the server allows.
 ///
 /// ```swift
+/// let store = try DiskCacheStore(directory: userCachesFolder.appending(path: "api-cache"))
 /// let api = try Connection(url: "https://api.example.com") { builder in
 ///     builder.use(FollowRedirects.Handler())
-///     builder.use(HTTPCache.Handler(store: DiskCacheStore(directory: cachesURL)))
+///     builder.use(HTTPCache.Handler(store: store))
 ///     builder.use(Retry.Handler())
 /// }
 /// let env = try await api.get("catalog").value
@@ -23,13 +24,21 @@ import HTTPTypes
 /// `Location` and `Content-Location` on the same origin. A request with `no-store` passes by the
 /// cache. A request with its own
 /// `If-None-Match`, `If-Modified-Since` or `Range` is answered from a fresh stored response (a
-/// 304, a 206), and goes to the server otherwise. A response to a
-/// request with `Authorization` is stored only when it is `public`, `must-revalidate` or has
-/// `s-maxage` (RFC 9111 §3.5), and ``Connection/reset()`` empties the store. The DocC article
+/// 304, a 206), and goes to the server otherwise.
+///
+/// One cache may serve many users (an app server calling an API for each of its users through
+/// one `Connection`): a request's credentials (`Authorization`, `Proxy-Authorization`, `Cookie`
+/// and ``Handler/additionalCredentialFields``) are part of the key of what it stores and of the
+/// request it may wait for, so that a stored response answers only requests with the same
+/// credentials, and a response to a request with credentials is stored only when it says a
+/// shared cache may (``Handler/isSharedByUsers``). `Set-Cookie` is never stored: the caller gets
+/// it from the server's answer only. ``Connection/reset()`` empties the store. The DocC article
 /// *Caching* has the rules.
 public struct HTTPCache: Middleware {
     public let app: any App
     let handler: Handler
+    /// How the users of this cache are told apart.
+    let partition: CachePartition
 
     /// Configures ``HTTPCache``.
     public struct Handler: Faraday.Handler {
@@ -43,6 +52,26 @@ public struct HTTPCache: Middleware {
         /// `proxy_cache_lock_timeout`): concurrent misses for one URL send one request, and the
         /// others are answered from what it stored. `.zero` sends every miss.
         public var lockTimeout: Duration
+        /// Request fields that, besides `Authorization`, `Proxy-Authorization` and `Cookie`, say
+        /// who the user is (an `X-API-Key`). A request's values of all these fields are part of
+        /// the key of what it stores and of the request it may wait for (as a keyed digest, never
+        /// as they are), so that a stored response answers only requests with the same values;
+        /// and a response to a request with any of them is stored as one to a request with
+        /// `Authorization` (``isSharedByUsers``).
+        public var additionalCredentialFields: [HTTPField.Name]
+        /// Whether the cache serves several users, each with credentials of their own: `true`
+        /// by default, as for an app server that calls an API on behalf of its users through one
+        /// `Connection`. A response to a request with credentials is then stored only as a shared
+        /// cache may store it (RFC 9111 §3.5): when it says `public`, `must-revalidate` or
+        /// `s-maxage`, and never when it says `private`, whatever else it says.
+        ///
+        /// Set it to `false` when every request comes from one user (an app on a phone or a
+        /// desktop, a command-line tool): the cache is then a private one, which stores a
+        /// `private` response too, and a response to a request with a `Cookie` or another of
+        /// ``additionalCredentialFields`` as any other (one to a request with `Authorization`
+        /// still needs `public`, `must-revalidate` or `s-maxage`). Either way, a stored response
+        /// answers only requests with the same credentials.
+        public var isSharedByUsers: Bool
         /// The clock (a fixed one in tests).
         let now: @Sendable () -> Date
         let shared = Shared()
@@ -58,6 +87,10 @@ public struct HTTPCache: Middleware {
         ///     ``DiskCacheStore`` to keep large downloads, which stream to disk).
         ///   - lockTimeout: how long a miss waits for the same request already on its way
         ///     (5 seconds); `.zero` sends every miss.
+        ///   - additionalCredentialFields: request fields that, besides `Authorization`,
+        ///     `Proxy-Authorization` and `Cookie`, say who the user is (none).
+        ///   - isSharedByUsers: whether the cache serves several users (`true`): then a
+        ///     `private` response to a request with credentials is never stored.
         ///   - now: the clock.
         public init(
             store: any CacheStore = MemoryCacheStore(),
@@ -65,9 +98,13 @@ public struct HTTPCache: Middleware {
             maximumHeuristicLifetime: TimeInterval = 86_400,
             maximumBodySize: Int = 8 * 1024 * 1024,
             lockTimeout: Duration = .seconds(5),
+            additionalCredentialFields: [HTTPField.Name] = [],
+            isSharedByUsers: Bool = true,
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.lockTimeout = lockTimeout
+            self.additionalCredentialFields = additionalCredentialFields
+            self.isSharedByUsers = isSharedByUsers
             self.store = store
             self.policy = CachePolicy(
                 heuristicFraction: heuristicFraction,
@@ -77,7 +114,16 @@ public struct HTTPCache: Middleware {
             self.now = now
         }
 
-        public func build(app: any App) -> any Middleware { HTTPCache(app: app, handler: self) }
+        public func build(app: any App) -> any Middleware {
+            // A store on disk digests credentials under its own key, so that its entries
+            // outlive the process; any other under the process's.
+            let key = (store as? DiskCacheStore)?.credentialKey ?? CachePartition.processKey
+            return HTTPCache(
+                app: app,
+                handler: self,
+                partition: CachePartition(additionalFields: additionalCredentialFields, key: key)
+            )
+        }
 
         /// Empties the store (``Connection/reset()`` calls it on logout) and stops the
         /// revalidations under way; what calls already in flight bring back is not stored.
@@ -115,9 +161,9 @@ public struct HTTPCache: Middleware {
         // fetch's `cache: "no-store"` and a caller who says so mean.
         if requestControl.noStore { return try await app.call(env).marked(.uncacheable) }
         if request.method == .head { return try await head(env, requestControl) }
-        let key = CacheEntry.key(for: request.url)
+        let key = partition.key(for: request)
         let now = handler.now()
-        let entry = await storedEntries(for: key).first { CachePolicy.matches($0, request) }
+        let entry = await storedEntries(for: key).first { CachePolicy.matches($0, request, partition) }
         if request.headers.contains(.ifNoneMatch) || request.headers.contains(.ifModifiedSince)
             || request.headers.contains(.range)
         {
@@ -201,8 +247,17 @@ public struct HTTPCache: Middleware {
             } else if generation == handler.shared.generation.withLock({ $0 }) {
                 handler.store.store(updated, for: key)
             }
-            // From the 304's env: what the layers below said of the exchange (Retry's attempt) stays.
-            if let revalidated = await serve(updated, head, .revalidated, now: responseDate) { return revalidated }
+            // From the 304's env: what the layers below said of the exchange (Retry's attempt) and
+            // its cookies stay.
+            if let revalidated = await serve(
+                updated,
+                head,
+                .revalidated,
+                now: responseDate,
+                setting: CachePolicy.cookieFields(of: response.headers)
+            ) {
+                return revalidated
+            }
             // Its body went missing meanwhile: ask again.
             return try await fetch(env, requestControl, key: key, entry: nil, generation: generation)
         }
@@ -245,16 +300,24 @@ public struct HTTPCache: Middleware {
     }
 
     /// A stored response as the answer, with its current `Age`; `nil` when its body cannot be
-    /// read (its file was removed meanwhile).
+    /// read (its file was removed meanwhile). A stored `Set-Cookie` (from a store written by an
+    /// earlier version, or by hand) is never served; `cookies` are those of the server's answer
+    /// that revalidated it.
     func serve(
         _ entry: CacheEntry,
         _ env: Env,
         _ status: CacheStatus,
         now: Date,
-        as form: ServedForm = .whole
+        as form: ServedForm = .whole,
+        setting cookies: [HTTPField] = []
     ) async -> Completions? {
         var served = env
         var headers = entry.headers
+        let isCookie = { (field: HTTPField) in CachePolicy.cookieFieldNames.contains(field.name.canonicalName) }
+        if !cookies.isEmpty || headers.contains(where: isCookie) {
+            headers = HTTPFields(headers.filter { !isCookie($0) })
+            headers.append(contentsOf: cookies)
+        }
         headers[.age] = String(Int(min(CachePolicy.age(of: entry, now: now).rounded(.down), Double(Int32.max))))
         served[CacheStatusKey.self] = status
         switch form {
