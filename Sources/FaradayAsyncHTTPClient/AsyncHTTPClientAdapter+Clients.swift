@@ -64,10 +64,13 @@ extension AsyncHTTPClientAdapter {
         // TraceRequests makes for the call (and outside its trace): spans are TraceRequests' job,
         // the same on every adapter. Without a tracer that is also a few microseconds a request saved.
         clientConfiguration.tracing.tracer = nil
-        if let verifier {
-            clientConfiguration.http1_1ConnectionDebugInitializer = verifier.initializer()
-            clientConfiguration.http2ConnectionDebugInitializer = verifier.initializer()
+        let verify = verifier?.initializer()
+        clientConfiguration.http1_1ConnectionDebugInitializer = { channel in
+            let added = StaleConnectionDetector.add(to: channel)
+            guard let verify else { return added }
+            return added.flatMap { verify(channel) }
         }
+        clientConfiguration.http2ConnectionDebugInitializer = verify
         return HTTPClient(eventLoopGroup: eventLoopGroup, configuration: clientConfiguration)
     }
 

@@ -41,6 +41,8 @@ extension AsyncHTTPClientAdapter {
                 return make(.invalidURL, "The URL cannot be requested: \(error).")
             default: return make(.connectionFailed, "The HTTP client failed: \(error).")
             }
+        case is StaleConnectionClosed:
+            return make(.connectionFailed, "The server closed the connection without answering.")
         default:
             return NIOErrors.faradayError(error, request: request)
         }

@@ -199,6 +199,20 @@ public final class AsyncHTTPClientAdapter: Adapter {
     // MARK: Adapter
 
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
+        do throws(FaradayError) {
+            return try await send(env)
+        } catch {
+            // A server closes an idle connection at its keep-alive timeout, maybe just as the
+            // request went out on it: the request may not have been read. One that may be sent
+            // twice goes once more (curl, Go and OkHttp do the same); AsyncHTTPClient's pool has
+            // dropped the closed connection by then.
+            guard error.underlying is StaleConnectionClosed, env.request.mayBeSentAgain else { throw error }
+            return try await send(env)
+        }
+    }
+
+    /// Sends the request once.
+    private func send(_ env: Env) async throws(FaradayError) -> Completions {
         let request = env.request
         // Released when this call ends: on return for a buffered body or a failure, with the
         // stream's last part for a streamed one (or when its completions are dropped).

@@ -4,6 +4,16 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
+/// The connection closed, or was reset, before any byte of the response to the request on it:
+/// on a reused connection, the server's keep-alive timeout may have closed it as the request went
+/// out. `error` is what the call fails with unless the request goes again.
+struct ClosedBeforeResponse: Error {
+    let error: FaradayError
+}
+
+/// Asks the adapter to send the request again on a new connection (see `ClosedBeforeResponse`).
+struct ResendOnNewConnection: Error {}
+
 /// The `FaradayError` codes of SwiftNIO's, NIOSSL's and the adapters' own errors.
 package enum NIOErrors {
     /// Maps NIO and TLS errors to `FaradayError` codes; a `FaradayError` keeps its code and gets
@@ -15,6 +25,8 @@ package enum NIOErrors {
         switch error {
         case let error as FaradayError:
             return error.code == .unknown ? error : error.attaching(request)
+        case let closed as ClosedBeforeResponse:
+            return closed.error.attaching(request)
         case let tooLarge as BodyTooLarge:
             return make(.bodyTooLarge, "The response body is larger than \(tooLarge.limit) bytes; stream it instead.")
         case is CancellationError:

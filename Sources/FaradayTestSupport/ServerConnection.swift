@@ -15,8 +15,20 @@ struct ServerConnection: Sendable {
         defer { counters.connectionsClosed.withLockedValue { $0 += 1 } }
         try? await accepted.take().executeThenClose { inbound, outbound in
             var parts = inbound.makeAsyncIterator()
+            var answered = 0
             while let part = try await parts.next() {
                 guard case .head(let head) = part else { continue }
+                // A request on a connection that served one already, while drops are armed:
+                // closed unanswered, as at the end of a keep-alive timeout.
+                if answered > 0, let reset = counters.takeReuseDrop() {
+                    if reset {
+                        // A zero linger time makes close() send RST instead of FIN.
+                        try? await (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+                            .get()
+                    }
+                    return
+                }
+                answered += 1
                 counters.requests.withLockedValue { $0 += 1 }
                 let request = try await ServerRequest.read(head: head, from: &parts)
                 let writer = ResponseWriter(

@@ -58,6 +58,20 @@ public final class TestServer: Sendable {
         counters.flakyBodies.withLockedValue { $0["download-" + key] ?? [] }
     }
 
+    /// Closes the connection, unanswered, of each of the next `count` requests that arrive on a
+    /// connection that answered one already: what a client sees when a server's keep-alive
+    /// timeout closes an idle connection just as the client sends on it (nginx, gunicorn and
+    /// load balancers do it at their own timeout). With `reset`, by RST rather than FIN.
+    public func closeReusedConnections(next count: Int, reset: Bool = false) {
+        counters.reuseDrops.withLockedValue {
+            $0.armed = count
+            $0.reset = reset
+        }
+    }
+
+    /// The requests closed unanswered by ``closeReusedConnections(next:reset:)``.
+    public var requestsClosedOnReuse: Int { counters.reuseDrops.withLockedValue { $0.dropped } }
+
     /// Starts a server; with `tls`, it speaks HTTPS with those certificates. With
     /// `clientAuthentication` it refuses TLS clients without a certificate issued by their CA;
     /// `maximumTLSVersion` caps the protocol version it speaks.
@@ -150,6 +164,19 @@ final class Counters: Sendable {
     let inFlight = NIOLockedValueBox((now: 0, peak: 0))
     /// The bodies `/flaky` received, by key.
     let flakyBodies = NIOLockedValueBox<[String: [String]]>([:])
+    /// Requests on reused connections still to be closed unanswered, how (RST or FIN), and how
+    /// many were.
+    let reuseDrops = NIOLockedValueBox((armed: 0, reset: false, dropped: 0))
+
+    /// Takes one armed drop: whether to close by RST; `nil` when none is armed.
+    func takeReuseDrop() -> Bool? {
+        reuseDrops.withLockedValue { drops in
+            guard drops.armed > 0 else { return nil }
+            drops.armed -= 1
+            drops.dropped += 1
+            return drops.reset
+        }
+    }
 
     /// Runs `answer`, counted as a request in flight while it runs.
     func answering<T>(_ answer: () async throws -> T) async rethrows -> T {

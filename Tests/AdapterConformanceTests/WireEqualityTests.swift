@@ -66,6 +66,24 @@ extension AdapterConformance {
             #expect(lengths[.nio] == lengths[.asyncHTTPClient])
         }
 
+        /// Issue 62: the same answer reads the same on every adapter, its reason phrase included
+        /// (`Status`'s `==` compares codes only, so the descriptions are compared). URLSession gives
+        /// the code alone; its adapter adds the standard phrase, which the test server sends too.
+        @Test func everyAdapterGivesTheSameStatusWithItsReasonPhrase() async throws {
+            var statuses: [AdapterKind: [String]] = [:]
+            for kind in AdapterKind.allCases {
+                try await withConnection(kind) { connection, _ in
+                    for code in [200, 201, 301, 404, 409, 429, 500, 503] {
+                        let env = try await connection.get("status/\(code)").value
+                        statuses[kind, default: []].append(env.status?.description ?? "none")
+                    }
+                }
+            }
+            #expect(statuses[.nio]?.first == "200 OK" && statuses[.nio]?.dropFirst(3).first == "404 Not Found")
+            #expect(statuses[.urlSession] == statuses[.nio], "\(statuses)")
+            #expect(statuses[.asyncHTTPClient] == statuses[.nio], "\(statuses)")
+        }
+
         /// The fields the server received. URLSession adds `Accept-Language` from the process's
         /// locale and cannot be told not to (FoundationNetworking sends an empty field for an empty
         /// value): the one difference left, listed in the Adapters article.

@@ -41,6 +41,21 @@ public struct Request: Sendable {
         let credentialOrigins: [String]
     }
 
+    /// Whether an adapter may send the request again, once, on a new connection when the reused
+    /// connection it went out on closed before any byte of the answer: its method is idempotent
+    /// (RFC 9110 §9.2.2) or it carries an `Idempotency-Key`, and its body can be sent again.
+    package var mayBeSentAgain: Bool {
+        let idempotent: Bool
+        switch method {
+        case .get, .head, .options, .trace, .put, .delete: idempotent = true
+        default: idempotent = headers[Self.idempotencyKey] != nil
+        }
+        return idempotent && (body.bytesInMemory != nil || body.isReplayable)
+    }
+
+    /// The field that makes a request safe to send twice (draft-ietf-httpapi-idempotency-key-header).
+    private static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+
     /// Creates a request.
     public init(
         method: HTTPRequest.Method,

@@ -59,6 +59,9 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
     private var bodyEndsWithClose = false
     /// The connection closed: the pool drops it.
     private(set) var isClosed = false
+    /// A byte of the exchange's response has arrived: a failure from now on is not a closed
+    /// idle connection's.
+    private var responseStarted = false
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
@@ -71,6 +74,7 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
         self.end = end
         self.keepAlive = keepAlive
         self.requestSent = false
+        self.responseStarted = false
         self.readTimeout = readTimeout
         bodyEndsWithClose = false
         lastRead = .now()
@@ -79,7 +83,9 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
         guard !isClosed, context?.channel.isActive == true else {
             return fail(
                 exchange,
-                with: FaradayError(.connectionFailed, "The pooled connection was closed by the server.")
+                with: ClosedBeforeResponse(
+                    error: FaradayError(.connectionFailed, "The pooled connection was closed by the server.")
+                )
             )
         }
         if let readTimeout { armReadTimer(by: lastRead + readTimeout) }
@@ -161,6 +167,7 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
             return
         }
         lastRead = .now()
+        responseStarted = true
         switch unwrapInboundIn(data) {
         case .head(let head):
             // After 101 the connection speaks another protocol: never reused for HTTP.
@@ -188,9 +195,16 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
         readTimer = nil
         if let exchange {
             finishExchange(reusable: false)
-            exchange.fail(
-                FaradayError(.connectionFailed, "The server closed the connection before the response was complete.")
-            )
+            if responseStarted {
+                let message = "The server closed the connection before the response was complete."
+                exchange.fail(FaradayError(.connectionFailed, message))
+            } else {
+                exchange.fail(
+                    ClosedBeforeResponse(
+                        error: FaradayError(.connectionFailed, "The server closed the connection without answering.")
+                    )
+                )
+            }
         }
         context.fireChannelInactive()
     }
@@ -200,6 +214,14 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
         // the decoder sees a short one), unless the body is framed by the close, which an
         // attacker could then cut unseen (AsyncHTTPClient's rule).
         if case NIOSSLError.uncleanShutdown = error, !(exchange != nil && bodyEndsWithClose) { return }
+        // A reset or a broken pipe before the answer's first byte: the peer closed the connection.
+        if !responseStarted, error is IOError || error is ChannelError {
+            return fail(
+                ClosedBeforeResponse(
+                    error: FaradayError(.connectionFailed, "The connection failed: \(error).", underlying: error)
+                )
+            )
+        }
         fail(error)
     }
 

@@ -54,21 +54,24 @@ final class LoopPool: @unchecked Sendable {
     }
 
     /// An idle connection to `key`, a new one, or the next one released when the key has its
-    /// most; on this pool's loop. Each connection leased is given back with
-    /// ``release(_:to:reusable:)``.
+    /// most, and whether it served a request before; on this pool's loop. With `fresh`, always a
+    /// new one: at the key's most, an idle or released connection is closed to make its place.
+    /// Each connection leased is given back with ``release(_:to:reusable:)``.
     func lease(
         _ key: PoolKey,
+        fresh: Bool = false,
         tls: @escaping () throws -> TLSContext?,
         verifier: ConnectionPinVerifier?,
         connectTimeout: Duration,
         deadline: NIODeadline?,
         cancellation: CancellationToken
-    ) async throws -> (HTTP1Connection, Host) {
+    ) async throws -> (HTTP1Connection, Host, reused: Bool) {
         precondition(share > 0, "A call on a loop with no part of the limit per host would wait for ever.")
         calls.wrappingIncrement(ordering: .relaxed)
         do {
             return try await connection(
                 to: key,
+                fresh: fresh,
                 tls: tls,
                 verifier: verifier,
                 connectTimeout: connectTimeout,
@@ -83,12 +86,13 @@ final class LoopPool: @unchecked Sendable {
 
     private func connection(
         to key: PoolKey,
+        fresh: Bool,
         tls: @escaping () throws -> TLSContext?,
         verifier: ConnectionPinVerifier?,
         connectTimeout: Duration,
         deadline: NIODeadline?,
         cancellation: CancellationToken
-    ) async throws -> (HTTP1Connection, Host) {
+    ) async throws -> (HTTP1Connection, Host, reused: Bool) {
         loop.preconditionInEventLoop()
         guard !isShutDown else { throw FaradayError(.connectionFailed, "The adapter has been shut down.") }
         let host: Host
@@ -98,11 +102,13 @@ final class LoopPool: @unchecked Sendable {
             host = Host()
             hosts[key] = host
         }
-        while let connection = host.idle.popLast() {
-            if !connection.handler.isClosed { return (connection, host) }
+        while !fresh, let connection = host.idle.popLast() {
+            if !connection.handler.isClosed { return (connection, host, true) }
             host.open -= 1
         }
-        if host.open >= share {
+        if fresh, host.open >= share, let idle = host.idle.popLast() {
+            idle.channel.close(promise: nil)  // its place is this call's
+        } else if host.open >= share {
             let promise = loop.makePromise(of: HTTP1Connection?.self)
             host.waiters.append(promise)
             /// Takes the waiter out of the queue and fails it, unless it was served.
@@ -129,7 +135,10 @@ final class LoopPool: @unchecked Sendable {
             }
             // A connection handed over and closed before this call could use it: its place is
             // this call's, to open another in.
-            if let handed, !handed.handler.isClosed { return (handed, host) }
+            if let handed, !handed.handler.isClosed {
+                guard fresh else { return (handed, host, true) }
+                handed.channel.close(promise: nil)
+            }
         } else {
             host.open += 1
         }
@@ -145,7 +154,7 @@ final class LoopPool: @unchecked Sendable {
                 timeout: connectTimeout,
                 cancellation: cancellation
             )
-            return (connection, host)
+            return (connection, host, false)
         } catch {
             loop.preconditionInEventLoop()
             freePlace(in: host)

@@ -155,7 +155,11 @@ public final class NIOAdapter: Adapter {
             // (or a loop thread running the global executor's jobs, or a loop that filled since
             // the handle chose it) moves to the pool's loop.
             return try await withTaskExecutorPreference(pool.executor) {
-                try await call(env, key: key, verifier: verifier, on: pool)
+                do {
+                    return try await call(env, key: key, verifier: verifier, on: pool, fresh: false)
+                } catch is ResendOnNewConnection {
+                    return try await call(env, key: key, verifier: verifier, on: pool, fresh: true)
+                }
             }
         } catch {
             if let proxy = key.proxy, let refused = Connector.proxyError(error, proxy: proxy, request: request) {
@@ -165,12 +169,15 @@ public final class NIOAdapter: Adapter {
         }
     }
 
-    /// The call on `pool`'s loop.
+    /// The call on `pool`'s loop, on a new connection when `fresh`. Throws
+    /// ``ResendOnNewConnection`` when a reused connection closed before any byte of the answer
+    /// and the request may be sent again.
     private func call(
         _ env: Env,
         key: PoolKey,
         verifier: ConnectionPinVerifier?,
-        on pool: LoopPool
+        on pool: LoopPool,
+        fresh: Bool
     ) async throws -> Completions {
         let request = env.request
         let options = request.options
@@ -181,8 +188,9 @@ public final class NIOAdapter: Adapter {
         let body = request.body.bytesInMemory
         let stream = body != nil && (writeTimeout == nil || body?.isEmpty == true) ? nil : try request.body.makeStream()
         let callDeadline = options.timeout.map { NIODeadline.now() + TimeAmount($0) }
-        let (connection, host) = try await pool.lease(
+        let (connection, host, reused) = try await pool.lease(
             key,
+            fresh: fresh,
             tls: { try self.tlsContext(options.tls, for: key) },
             verifier: verifier,
             connectTimeout: options.openTimeout ?? configuration.connectTimeout,
@@ -281,6 +289,13 @@ public final class NIOAdapter: Adapter {
             } onCancel: { [loop = pool.loop] in
                 loop.execute { handler.fail(exchange, with: FaradayError(.cancelled, "The request was cancelled.")) }
             }
+        } catch let closed as ClosedBeforeResponse {
+            upload?.cancel()
+            // A server closes an idle connection at its keep-alive timeout, maybe just as the
+            // request went out on it: the request may not have been read. One that may be sent
+            // twice goes once more, on a new connection (curl, Go and OkHttp do the same).
+            if reused, request.mayBeSentAgain { throw ResendOnNewConnection() }
+            throw closed.error
         } catch {
             upload?.cancel()
             throw error

@@ -36,9 +36,13 @@ struct Upload {
                 if let length, sent + Int64(end - offset) > Int64(length) { throw mismatch(length) }
                 let part = HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: chunk[offset..<end])))
                 let written: EventLoopFuture<Void> = channel.writeAndFlush(part)
+                // Reported on the loop as the write completes, so before the response that
+                // follows it can end the call (reported after the await, the last slice's report
+                // could come after the progress ended).
+                let total = sent + Int64(end - offset)
+                written.whenSuccess { [progress] in progress.reportProgress(sent: total, of: length.map(Int64.init)) }
                 try await written.get(within: timeout, orFail: writeTimeout)
-                sent += Int64(end - offset)
-                progress.reportProgress(sent: sent, of: length.map(Int64.init))
+                sent = total
                 offset = end
             }
         }

@@ -45,11 +45,12 @@ extension URLSessionAdapter {
         return fields
     }
 
-    /// The status; a code outside 100...999 becomes 999 "Invalid".
+    /// The status, with the standard reason phrase (URLSession gives none, and the adapters on
+    /// SwiftNIO give the server's); a code outside 100...999 becomes 999 "Invalid".
     static func status(_ response: HTTPURLResponse) -> HTTPResponse.Status {
         let code = response.statusCode
         guard (100...999).contains(code) else { return HTTPResponse.Status(code: 999, reasonPhrase: "Invalid") }
-        return HTTPResponse.Status(code: code)
+        return HTTPResponse.Status(standardPhraseFor: code)
     }
 
     /// The response's fields, `Set-Cookie` split back into its fields, and the encoding the

@@ -1,0 +1,90 @@
+import Faraday
+import FaradayTestSupport
+import Foundation
+import Testing
+
+extension AdapterConformance {
+    /// Issue 62: a server closes an idle keep-alive connection at its own timeout, and the close
+    /// can cross the next request on the wire. The test server closes a reused connection as the
+    /// request arrives, unanswered (by FIN, or by RST), which is what the client then sees. A
+    /// request that may be sent twice goes once more on a new connection, as curl, Go and OkHttp
+    /// send it; any other fails with `connectionFailed`.
+    @Suite(.timeLimit(.minutes(1))) struct StaleConnectionTests {
+        static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+
+        /// Leaves an idle connection wherever the next call may go: NIOAdapter starts sequential
+        /// calls from Swift's pool on its event loops in turn, each loop with its own connections.
+        private func warmUp(_ connection: Connection) async throws {
+            for _ in 0..<(2 * ProcessInfo.processInfo.activeProcessorCount) {
+                _ = try await connection.get("echo").value
+            }
+        }
+
+        @Test(arguments: AdapterKind.allCases, [false, true])
+        func aGETIsSentAgainOnANewConnection(_ kind: AdapterKind, _ reset: Bool) async throws {
+            try await withConnection(kind) { connection, server in
+                try await warmUp(connection)
+                let (answered, accepted) = (server.requestsReceived, server.connectionsAccepted)
+                server.closeReusedConnections(next: 1, reset: reset)
+                #expect(try await connection.get("echo").echo.method == "GET")
+                #expect(server.requestsClosedOnReuse == 1, "the GET went on a reused connection first")
+                #expect(server.connectionsAccepted == accepted + 1)
+                #expect(server.requestsReceived == answered + 1)
+            }
+        }
+
+        /// A body goes again whole. (On URLSessionAdapter on Linux it does not: FoundationNetworking
+        /// cannot rewind a body for libcurl's second try, and the call waits for its timeout; the
+        /// Adapters article says so.)
+        @Test(arguments: AdapterKind.onNIO, [false, true])
+        func aCallWithABodyThatMayGoTwiceIsSentAgainWhole(_ kind: AdapterKind, _ reset: Bool) async throws {
+            try await withConnection(kind) { connection, server in
+                try await warmUp(connection)
+                let answered = server.requestsReceived
+                server.closeReusedConnections(next: 1, reset: reset)
+                let put = try await connection.put("echo", body: .text("again")).echo
+                #expect(put.method == "PUT" && put.body == "again")
+
+                server.closeReusedConnections(next: 1, reset: reset)
+                let replayable = RequestBody.stream(length: 6) { [Data("abc".utf8), Data("def".utf8)].async }
+                #expect(try await connection.put("echo", body: replayable).echo.body == "abcdef")
+
+                server.closeReusedConnections(next: 1, reset: reset)
+                let keyed = try await connection.post("echo", headers: [Self.idempotencyKey: "k-1"], body: .text("k"))
+                    .echo
+                #expect(keyed.method == "POST" && keyed.body == "k")
+                #expect(server.requestsClosedOnReuse == 3)
+                #expect(server.requestsReceived == answered + 3, "each answered once")
+            }
+        }
+
+        /// A POST without an `Idempotency-Key`, and a one-shot body, may have been acted on: the
+        /// call fails rather than send it twice. (URLSessionAdapter's libcurl sends any request
+        /// again on a new connection; the Adapters article says so.)
+        @Test(arguments: AdapterKind.onNIO)
+        func aCallThatMayNotGoTwiceFails(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, server in
+                try await warmUp(connection)
+                let warm = server.requestsReceived
+                server.closeReusedConnections(next: 1)
+                let post = await #expect(throws: FaradayError.self) {
+                    try await connection.post("echo", body: .text("once")).value
+                }
+                #expect(post?.code == .connectionFailed)
+
+                try await warmUp(connection)
+                server.closeReusedConnections(next: 1)
+                let chunks = AsyncStream<Data> { continuation in
+                    continuation.yield(Data("one-shot".utf8))
+                    continuation.finish()
+                }
+                let put = await #expect(throws: FaradayError.self) {
+                    try await connection.put("echo", body: .stream(chunks, length: 8)).value
+                }
+                #expect(put?.code == .connectionFailed)
+                #expect(server.requestsClosedOnReuse == 2)
+                #expect(server.requestsReceived == 2 * warm, "the warm-up GETs only")
+            }
+        }
+    }
+}
