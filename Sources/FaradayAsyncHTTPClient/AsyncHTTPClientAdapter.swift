@@ -199,16 +199,27 @@ public final class AsyncHTTPClientAdapter: Adapter {
     // MARK: Adapter
 
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
-        do throws(FaradayError) {
-            return try await send(env)
-        } catch {
-            // A server closes an idle connection at its keep-alive timeout, maybe just as the
-            // request went out on it: the request may not have been read. One that may be sent
-            // twice goes once more (curl, Go and OkHttp do the same); AsyncHTTPClient's pool has
-            // dropped the closed connection by then.
-            guard error.underlying is StaleConnectionClosed, env.request.mayBeSentAgain else { throw error }
-            return try await send(env)
+        // A request that met a reused connection the server had closed goes again when it may
+        // go twice (see `StaleConnectionDetector`): AsyncHTTPClient's pool has dropped that
+        // connection, but may hand out another idle one closed at the same time, so as many
+        // times as the pool may hold connections to the host, and then once on a new one.
+        var resends = 0
+        while true {
+            do throws(FaradayError) {
+                return try await send(env)
+            } catch {
+                guard Self.metClosedConnection(error), env.request.mayBeSentAgain,
+                    resends < configuration.maximumConnectionsPerHost
+                else { throw error }
+                resends += 1
+            }
         }
+    }
+
+    /// Whether a call failed on a reused connection the server had closed before any byte of
+    /// its answer, or on one AsyncHTTPClient found closed before it wrote the request.
+    private static func metClosedConnection(_ error: FaradayError) -> Bool {
+        error.underlying is StaleConnectionClosed || (error.underlying as? ChannelError) == .ioOnClosedChannel
     }
 
     /// Sends the request once.

@@ -9,8 +9,10 @@ import NIOPosix
 /// `Proxy-Authorization`, and with `credentials` a request without the matching
 /// `Proxy-Authorization: Basic` gets `407` with `Proxy-Authenticate`. It reaches 127.0.0.1,
 /// `localhost` and `[::1]` only (`403` for anything else), and records what passed through it. As
-/// a SOCKS5 proxy (RFC 1928, no authentication) it opens a tunnel for a `CONNECT` command to an
-/// IPv4 or IPv6 address or a name, recorded with the method `SOCKS5`.
+/// a SOCKS5 proxy (RFC 1928; with `credentials`, only with that user name and password, RFC 1929)
+/// it opens a tunnel for a `CONNECT` command to an IPv4 or IPv6 address or a name, recorded with
+/// the method `SOCKS5` (and the user name as `proxyAuthorization`); refused credentials are
+/// recorded with the method `SOCKS5-AUTH` and status 1.
 package final class TestProxy: Sendable {
     /// The protocol the proxy speaks.
     package enum Kind: Sendable {
@@ -40,7 +42,7 @@ package final class TestProxy: Sendable {
     /// `http://127.0.0.1:port`.
     package var url: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts a proxy; with `credentials` (user, password) an HTTP proxy demands them.
+    /// Starts a proxy; with `credentials` (user, password) it demands them.
     package static func start(credentials: (String, String)? = nil, kind: Kind = .http) async throws -> TestProxy {
         let expected = credentials.map { "Basic " + Data("\($0.0):\($0.1)".utf8).base64EncodedString() }
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -59,7 +61,7 @@ package final class TestProxy: Sendable {
             } serve: { connection in
                 switch kind {
                 case .http: await serve(connection.take(), expected: expected, seen: seen)
-                case .socks5: await serveSOCKS5(connection.take(), seen: seen)
+                case .socks5: await serveSOCKS5(connection.take(), credentials: credentials, seen: seen)
                 }
             }
         }
@@ -225,9 +227,11 @@ package final class TestProxy: Sendable {
         }
     }
 
-    /// A SOCKS5 handshake without authentication, then a tunnel for the `CONNECT` command.
+    /// A SOCKS5 handshake, without authentication or with `credentials`, then a tunnel for the
+    /// `CONNECT` command.
     private static func serveSOCKS5(
         _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
+        credentials: (String, String)?,
         seen: NIOLockedValueBox<[Seen]>
     ) async {
         try? await connection.executeThenClose { inbound, outbound in
@@ -240,16 +244,42 @@ package final class TestProxy: Sendable {
                 }
                 return true
             }
-            // Greeting: version 5, the methods offered; "no authentication" (0) is chosen.
+            // Greeting: version 5, the methods offered; "no authentication" (0) is chosen, or with
+            // credentials "user name and password" (2).
             guard try await need(2), buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) == 5,
                 let methods = buffer.getInteger(at: buffer.readerIndex + 1, as: UInt8.self),
                 try await need(2 + Int(methods))
             else { return }
             let offered = buffer.readBytes(length: 2 + Int(methods))?.dropFirst(2) ?? []
-            guard offered.contains(0) else {
+            let method: UInt8 = credentials == nil ? 0 : 2
+            guard offered.contains(method) else {
                 return try await outbound.write(ByteBuffer(bytes: [5, 0xFF]))
             }
-            try await outbound.write(ByteBuffer(bytes: [5, 0]))
+            try await outbound.write(ByteBuffer(bytes: [5, method]))
+            var user: String?
+            if let credentials {
+                // RFC 1929: version 1, the user name and the password, each after its length.
+                guard try await need(2), buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) == 1,
+                    let userLength = buffer.getInteger(at: buffer.readerIndex + 1, as: UInt8.self),
+                    try await need(3 + Int(userLength)),
+                    let passwordLength = buffer.getInteger(
+                        at: buffer.readerIndex + 2 + Int(userLength),
+                        as: UInt8.self
+                    ),
+                    try await need(3 + Int(userLength) + Int(passwordLength)),
+                    let message = buffer.readBytes(length: 3 + Int(userLength) + Int(passwordLength))
+                else { return }
+                let name = String(decoding: message[2..<(2 + Int(userLength))], as: UTF8.self)
+                let password = String(decoding: message[(3 + Int(userLength))...], as: UTF8.self)
+                guard name == credentials.0, password == credentials.1 else {
+                    seen.withLockedValue {
+                        $0.append(Seen(method: "SOCKS5-AUTH", target: "", proxyAuthorization: name, status: 1))
+                    }
+                    return try await outbound.write(ByteBuffer(bytes: [1, 1]))
+                }
+                user = name
+                try await outbound.write(ByteBuffer(bytes: [1, 0]))
+            }
             // Request: version, command, reserved, address type, address, port.
             guard try await need(5), let header = buffer.getBytes(at: buffer.readerIndex, length: 5), header[0] == 5
             else { return }
@@ -279,7 +309,7 @@ package final class TestProxy: Sendable {
             func reply(_ code: UInt8) async throws {
                 seen.withLockedValue {
                     $0.append(
-                        Seen(method: "SOCKS5", target: "\(host):\(port)", proxyAuthorization: nil, status: Int(code))
+                        Seen(method: "SOCKS5", target: "\(host):\(port)", proxyAuthorization: user, status: Int(code))
                     )
                 }
                 try await outbound.write(ByteBuffer(bytes: [5, code, 0, 1, 0, 0, 0, 0, 0, 0]))

@@ -58,6 +58,40 @@ extension AdapterConformance {
             }
         }
 
+        /// Idle connections a server closes together (nginx closes those idle past its timeout
+        /// at once): AsyncHTTPClient's pool may hand out one after another, and the call goes
+        /// on until one is not closed; NIOAdapter goes to a new connection straight away.
+        @Test(arguments: AdapterKind.onNIO)
+        func aCallGoesThroughWhenSeveralIdleConnectionsWereClosed(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, server in
+                // Several connections open at once, then idle.
+                for _ in 0..<ProcessInfo.processInfo.activeProcessorCount {
+                    async let first = connection.get("delay/50").value
+                    async let second = connection.get("delay/50").value
+                    async let third = connection.get("delay/50").value
+                    _ = try await (first, second, third)
+                }
+                server.closeReusedConnections(next: 3)
+                #expect(try await connection.get("echo").echo.method == "GET")
+                #expect(server.requestsClosedOnReuse >= 1)
+                server.closeReusedConnections(next: 0)
+            }
+        }
+
+        /// Bytes of the answer came: the request reached the server, and is not sent again.
+        @Test(arguments: AdapterKind.onNIO)
+        func aCallCutAfterItsAnswerBeganIsNotSentAgain(_ kind: AdapterKind) async throws {
+            try await withConnection(kind) { connection, server in
+                try await warmUp(connection)
+                let answered = server.requestsReceived
+                let error = await #expect(throws: FaradayError.self) {
+                    try await connection.get("fault/reset-mid-body").value
+                }
+                #expect(error?.code == .connectionFailed)
+                #expect(server.requestsReceived == answered + 1)
+            }
+        }
+
         /// A POST without an `Idempotency-Key`, and a one-shot body, may have been acted on: the
         /// call fails rather than send it twice. (URLSessionAdapter's libcurl sends any request
         /// again on a new connection; the Adapters article says so.)

@@ -10,7 +10,7 @@ import HTTPTypes
 /// So a host is refused, before anything is sent, when it holds a control character, a space or a
 /// character the URL standard forbids in a host (`# % / : < > ? @ [ \ ] ^ |`), has an empty label,
 /// a label over 63 bytes or more than 253 bytes in all; an IPv6 literal holds hex digits, `:` and
-/// `.` only, and a zone after `%`.
+/// `.` as `inet_pton` reads them, and a zone after `%`.
 enum HostCheck {
     /// Throws `invalidURL` when `url`'s host may not be sent to.
     static func check(_ url: URL, method: HTTPRequest.Method? = nil) throws(FaradayError) {
@@ -22,8 +22,8 @@ enum HostCheck {
     /// Why `url`'s host may not be sent to, or `nil` when it may.
     static func problem(with url: URL) -> String? {
         guard let host = url.host, !host.isEmpty else { return "The URL has no host." }
-        let bytes = Array(host.utf8)
-        let valid = bytes.contains(UInt8(ascii: ":")) ? isIPv6Literal(bytes) : isName(bytes)
+        let bytes = host.utf8
+        let valid = bytes.contains(UInt8(ascii: ":")) ? isIPv6Literal(host) : isName(bytes)
         guard valid else {
             let shown = bytes.count > 300 ? String(decoding: bytes.prefix(64), as: UTF8.self) + "…" : host
             return
@@ -34,21 +34,25 @@ enum HostCheck {
 
     /// A registered name or an IPv4 address: labels of 1 to 63 bytes, 253 bytes in all (a last
     /// `.` aside), and no byte the URL standard forbids in a domain.
-    private static func isName(_ bytes: [UInt8]) -> Bool {
-        let name = bytes.last == UInt8(ascii: ".") ? bytes.dropLast() : bytes[...]
-        guard name.count <= 253 else { return false }
+    private static func isName(_ bytes: String.UTF8View) -> Bool {
+        var count = 0
         var label = 0
-        for byte in name {
+        var endsWithDot = false
+        for byte in bytes {
+            count += 1
+            guard count <= 254 else { return false }
             if byte == UInt8(ascii: ".") {
-                guard label > 0 else { return false }
+                guard label > 0 else { return false }  // an empty label
                 label = 0
-                continue
+                endsWithDot = true
+            } else {
+                guard isAllowedInName(byte) else { return false }
+                label += 1
+                endsWithDot = false
+                guard label <= 63 else { return false }
             }
-            guard isAllowedInName(byte) else { return false }
-            label += 1
-            guard label <= 63 else { return false }
         }
-        return label > 0
+        return (endsWithDot ? count - 1 : count) <= 253
     }
 
     /// The forbidden domain code points of the URL standard, without the non-ASCII bytes of an
@@ -64,16 +68,14 @@ enum HostCheck {
         }
     }
 
-    /// An IPv6 literal as `URL.host` gives it (no brackets): hex digits, `:` and `.` (an
-    /// embedded IPv4), then optionally `%` and a zone of unreserved characters.
-    private static func isIPv6Literal(_ bytes: [UInt8]) -> Bool {
-        let percent = bytes.firstIndex(of: UInt8(ascii: "%"))
-        let address = bytes[..<(percent ?? bytes.endIndex)]
-        guard address.count <= 45,
-            address.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
-        else { return false }
-        guard let percent else { return true }
-        let zone = bytes[(percent + 1)...]
+    /// An IPv6 literal as `URL.host` gives it (no brackets), as `inet_pton` reads it, then
+    /// optionally `%` and a zone of unreserved characters.
+    private static func isIPv6Literal(_ host: String) -> Bool {
+        let parts = host.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
+        var address = in6_addr()
+        guard let first = parts.first, inet_pton(AF_INET6, String(first), &address) == 1 else { return false }
+        guard parts.count == 2 else { return true }
+        let zone = parts[1].utf8
         return !zone.isEmpty && zone.count <= 64
             && zone.allSatisfy {
                 isHexDigit($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20)

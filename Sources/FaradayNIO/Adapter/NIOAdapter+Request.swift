@@ -20,7 +20,8 @@ extension NIOAdapter {
         }
         let pinning = try PinnedHost.forRequest(request)
         let proxy = request.options.proxy?.proxy(for: url)
-        if let proxy, !proxy.isPlainHTTPOrOpenSOCKS5 {
+        // HTTP proxies, and SOCKS5 with or without a user name and password.
+        if let proxy, proxy.kind != .http, proxy.kind != .socks5 {
             throw proxy.refusal(by: "NIOAdapter", for: request)
         }
         let key = PoolKey(

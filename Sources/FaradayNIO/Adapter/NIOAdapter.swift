@@ -154,11 +154,13 @@ public final class NIOAdapter: Adapter {
             // Already preferred when the handle ran the stack here; a call iterated from elsewhere
             // (or a loop thread running the global executor's jobs, or a loop that filled since
             // the handle chose it) moves to the pool's loop.
+            // The whole call's deadline, from its start to the response's end, a resend included.
+            let deadline = request.options.timeout.map { NIODeadline.now() + TimeAmount($0) }
             return try await withTaskExecutorPreference(pool.executor) {
                 do {
-                    return try await call(env, key: key, verifier: verifier, on: pool, fresh: false)
+                    return try await call(env, key: key, verifier: verifier, on: pool, deadline: deadline, fresh: false)
                 } catch is ResendOnNewConnection {
-                    return try await call(env, key: key, verifier: verifier, on: pool, fresh: true)
+                    return try await call(env, key: key, verifier: verifier, on: pool, deadline: deadline, fresh: true)
                 }
             }
         } catch {
@@ -177,6 +179,7 @@ public final class NIOAdapter: Adapter {
         key: PoolKey,
         verifier: ConnectionPinVerifier?,
         on pool: LoopPool,
+        deadline callDeadline: NIODeadline?,
         fresh: Bool
     ) async throws -> Completions {
         let request = env.request
@@ -187,7 +190,6 @@ public final class NIOAdapter: Adapter {
         let writeTimeout = options.writeTimeout ?? configuration.writeTimeout
         let body = request.body.bytesInMemory
         let stream = body != nil && (writeTimeout == nil || body?.isEmpty == true) ? nil : try request.body.makeStream()
-        let callDeadline = options.timeout.map { NIODeadline.now() + TimeAmount($0) }
         let (connection, host, reused) = try await pool.lease(
             key,
             fresh: fresh,
@@ -225,7 +227,6 @@ public final class NIOAdapter: Adapter {
         }
         let keepAlive = head.isKeepAlive
 
-        // The whole call's deadline, from the start of the call to the response's end.
         let deadline = callDeadline.map { callDeadline in
             pool.loop.scheduleTask(deadline: callDeadline) {
                 handler.fail(

@@ -61,6 +61,30 @@ import Testing
         #expect(origin.requests.count == 4)
     }
 
+    /// A layer below the cache that sets each user's token (from a field the cache does not
+    /// key on) makes the key the same for everyone: only a `public` answer is stored then.
+    @Test(arguments: ["private, max-age=60", "max-age=60, must-revalidate", "s-maxage=60", "public, max-age=60"])
+    func credentialsAddedBelowTheCacheStoreOnlyAPublicAnswer(_ cacheControl: String) async throws {
+        struct TokenBelow: Middleware {
+            let app: any App
+            func onRequest(_ env: inout Env) async throws {
+                let user = env.request.headers[HTTPField.Name("X-User")!] ?? "nobody"
+                env.request.headers[.authorization] = "Bearer " + user.uppercased()
+            }
+        }
+        let origin = origin(cacheControl)
+        let (connection, _) = try origin.connection(below: [TokenBelowHandler { TokenBelow(app: $0) }])
+        let alice = try await connection.get("me", headers: [HTTPField.Name("X-User")!: "alice"]).value
+        let bob = try await connection.get("me", headers: [HTTPField.Name("X-User")!: "bob"]).value
+        #expect(text(alice).hasPrefix("Bearer ALICE"))
+        if cacheControl.hasPrefix("public") {
+            #expect(text(bob) == text(alice), "public: anyone may have it")
+        } else {
+            #expect(text(bob).hasPrefix("Bearer BOB"), "Bob was answered with Alice's response")
+            #expect(origin.requests.count == 2)
+        }
+    }
+
     @Test(arguments: users)
     func concurrentCallsOfTwoUsersAreNotMerged(_ users: Users) async throws {
         let gate = AsyncGate()
@@ -169,4 +193,11 @@ import Testing
         for _ in 0..<20_000 where !condition() { try? await Task.sleep(for: .milliseconds(1)) }
         return condition()
     }
+}
+
+/// A handler for a middleware made by a function.
+private struct TokenBelowHandler: Handler {
+    let build: @Sendable (any App) -> any Middleware
+
+    func build(app: any App) -> any Middleware { build(app) }
 }

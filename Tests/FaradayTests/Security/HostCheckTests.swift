@@ -12,6 +12,11 @@ import Testing
         "http://b%C3%BCcher.de/", "http://bücher.de/", "http://localhost/",
         "http://\(String(repeating: "a", count: 63)).example/",
         "http://" + Array(repeating: String(repeating: "a", count: 49), count: 5).joined(separator: ".") + "/",
+        // 253 bytes, and 253 and a last `.`.
+        "http://" + Array(repeating: String(repeating: "a", count: 50), count: 4).joined(separator: ".") + "."
+            + String(repeating: "a", count: 49) + "/",
+        "http://" + Array(repeating: String(repeating: "a", count: 50), count: 4).joined(separator: ".") + "."
+            + String(repeating: "a", count: 49) + "./",
     ]
 
     static let refused = [
@@ -21,6 +26,9 @@ import Testing
         "http://.a/", "http://../", "http://\(String(repeating: "a", count: 64)).example/",
         "http://" + Array(repeating: String(repeating: "a", count: 50), count: 6).joined(separator: ".") + "/",
         "http://[fe80::1%25eth0%0d%0a]/",
+        // 254 bytes; a `:` decoded (not an IPv6 address), and what inet_pton refuses.
+        "http://" + Array(repeating: String(repeating: "a", count: 50), count: 5).joined(separator: ".") + "/",
+        "http://127.0.0.1%3A22/", "http://a%3Ab/", "http://%3A%3A%3A/",
     ]
 
     @Test(arguments: accepted)

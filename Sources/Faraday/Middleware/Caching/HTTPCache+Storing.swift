@@ -20,13 +20,20 @@ extension HTTPCache {
     ) async -> Completions {
         let head = completions.head
         guard let response = head.response else { return completions }
-        let refusal = handler.policy.refusal(
+        var refusal = handler.policy.refusal(
             request: head.request,  // as sent, with what the layers below added (Authorization…)
             requestControl: requestControl,
             response: response,
             now: responseDate,
             credentials: handler.isSharedByUsers ? partition : nil
         )
+        // Credentials a layer below the cache added or changed are not in the key, which every
+        // caller of the URL shares: only an answer anyone may have is stored under it.
+        if refusal == nil, partition.hasCredentials(head.request), !CacheControl(response.headers).isPublic,
+            partition.key(for: head.request) != partition.key(for: env.request)
+        {
+            refusal = "credentials added below the cache, and the response is not public"
+        }
         // Stored only as the answer of this URL (not a redirect's last hop) and of these values
         // of its Vary headers (none added below the cache).
         let varying = CachePolicy.varyingHeaders(of: env.request, response: response.headers, partition)
