@@ -150,10 +150,10 @@ final class SOCKS5Handshake: ChannelInboundHandler, RemovableChannelHandler {
             switch address {
             case .v4(let v4):
                 request.writeInteger(UInt8(1))
-                withUnsafeBytes(of: v4.address.sin_addr) { request.writeBytes($0) }
+                _ = withUnsafeBytes(of: v4.address.sin_addr) { request.writeBytes($0) }
             case .v6(let v6):
                 request.writeInteger(UInt8(4))
-                withUnsafeBytes(of: v6.address.sin6_addr) { request.writeBytes($0) }
+                _ = withUnsafeBytes(of: v6.address.sin6_addr) { request.writeBytes($0) }
             case .unixDomainSocket:
                 break  // never made: the target is an IP literal's address
             }

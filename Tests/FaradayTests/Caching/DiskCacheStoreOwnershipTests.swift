@@ -67,17 +67,22 @@ import Testing
         #expect(files.range(of: Data("ALICE".utf8)) == nil)
     }
 
-    @Test(.enabled(if: canChown)) func anEntryFileOfAnotherUserIsNotServed() async throws {
-        let directory = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let origin = origin()
+    /// A store in `directory` holding the answer to one `GET me` from `origin`: its entry's file.
+    private func storedEntry(in directory: URL, from origin: CachedOrigin) async throws -> URL {
         let store = try DiskCacheStore(directory: directory)
         let (connection, _) = try origin.connection(store)
         _ = try await connection.get("me").value
         store.flush()
         let entries = FileManager.default.enumerator(at: store.root, includingPropertiesForKeys: nil)?.allObjects
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "entry" }
-        let entry = try #require(entries?.first)
+        return try #require(entries?.first)
+    }
+
+    @Test(.enabled(if: canChown)) func anEntryFileOfAnotherUserIsNotServed() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let origin = origin()
+        let entry = try await storedEntry(in: directory, from: origin)
         try give(entry, to: Self.otherUser)
         let (later, _) = try origin.connection(try DiskCacheStore(directory: directory))
         let env = try await later.get("me").value
@@ -88,13 +93,7 @@ import Testing
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let origin = origin()
-        let store = try DiskCacheStore(directory: directory)
-        let (connection, _) = try origin.connection(store)
-        _ = try await connection.get("me").value
-        store.flush()
-        let entries = FileManager.default.enumerator(at: store.root, includingPropertiesForKeys: nil)?.allObjects
-            .compactMap { $0 as? URL }.filter { $0.pathExtension == "entry" }
-        let entry = try #require(entries?.first)
+        let entry = try await storedEntry(in: directory, from: origin)
         let elsewhere = directory.appending(path: "elsewhere")
         try FileManager.default.moveItem(at: entry, to: elsewhere)
         try FileManager.default.createSymbolicLink(at: entry, withDestinationURL: elsewhere)
