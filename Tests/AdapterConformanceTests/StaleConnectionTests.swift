@@ -20,16 +20,40 @@ extension AdapterConformance {
             }
         }
 
+        /// Runs `call` with the next request on a reused connection closed unanswered, until a
+        /// call met such a close (at most five times: AsyncHTTPClient may open a new connection
+        /// for a call made as the last one's goes back to its pool), and returns what that call
+        /// gave. Each call's request reaches the server once, whatever happens.
+        private func meetingAClosedConnection<Value>(
+            _ server: TestServer,
+            reset: Bool = false,
+            _ call: () async throws -> Value
+        ) async throws -> Result<Value, any Error> {
+            let closed = server.requestsClosedOnReuse
+            var result: Result<Value, any Error> = .failure(CancellationError())
+            for _ in 0..<5 where server.requestsClosedOnReuse == closed {
+                server.closeReusedConnections(next: 1, reset: reset)
+                let answered = server.requestsReceived
+                do {
+                    result = .success(try await call())
+                } catch {
+                    result = .failure(error)
+                }
+                #expect(server.requestsReceived <= answered + 1, "a request reached the server twice")
+            }
+            server.closeReusedConnections(next: 0)
+            #expect(server.requestsClosedOnReuse == closed + 1, "no call went on a reused connection")
+            return result
+        }
+
         @Test(arguments: AdapterKind.allCases, [false, true])
         func aGETIsSentAgainOnANewConnection(_ kind: AdapterKind, _ reset: Bool) async throws {
             try await withConnection(kind) { connection, server in
                 try await warmUp(connection)
-                let (answered, accepted) = (server.requestsReceived, server.connectionsAccepted)
-                server.closeReusedConnections(next: 1, reset: reset)
-                #expect(try await connection.get("echo").echo.method == "GET")
-                #expect(server.requestsClosedOnReuse == 1, "the GET went on a reused connection first")
-                #expect(server.connectionsAccepted == accepted + 1)
-                #expect(server.requestsReceived == answered + 1)
+                let echo = try await meetingAClosedConnection(server, reset: reset) {
+                    try await connection.get("echo").echo
+                }
+                #expect(try echo.get().method == "GET")
             }
         }
 
@@ -40,21 +64,21 @@ extension AdapterConformance {
         func aCallWithABodyThatMayGoTwiceIsSentAgainWhole(_ kind: AdapterKind, _ reset: Bool) async throws {
             try await withConnection(kind) { connection, server in
                 try await warmUp(connection)
-                let answered = server.requestsReceived
-                server.closeReusedConnections(next: 1, reset: reset)
-                let put = try await connection.put("echo", body: .text("again")).echo
-                #expect(put.method == "PUT" && put.body == "again")
+                let put = try await meetingAClosedConnection(server, reset: reset) {
+                    try await connection.put("echo", body: .text("again")).echo
+                }
+                #expect(try put.get().method == "PUT" && put.get().body == "again")
 
-                server.closeReusedConnections(next: 1, reset: reset)
                 let replayable = RequestBody.stream(length: 6) { [Data("abc".utf8), Data("def".utf8)].async }
-                #expect(try await connection.put("echo", body: replayable).echo.body == "abcdef")
+                let streamed = try await meetingAClosedConnection(server, reset: reset) {
+                    try await connection.put("echo", body: replayable).echo
+                }
+                #expect(try streamed.get().body == "abcdef")
 
-                server.closeReusedConnections(next: 1, reset: reset)
-                let keyed = try await connection.post("echo", headers: [Self.idempotencyKey: "k-1"], body: .text("k"))
-                    .echo
-                #expect(keyed.method == "POST" && keyed.body == "k")
-                #expect(server.requestsClosedOnReuse == 3)
-                #expect(server.requestsReceived == answered + 3, "each answered once")
+                let keyed = try await meetingAClosedConnection(server, reset: reset) {
+                    try await connection.post("echo", headers: [Self.idempotencyKey: "k-1"], body: .text("k")).echo
+                }
+                #expect(try keyed.get().method == "POST" && keyed.get().body == "k")
             }
         }
 
@@ -99,25 +123,20 @@ extension AdapterConformance {
         func aCallThatMayNotGoTwiceFails(_ kind: AdapterKind) async throws {
             try await withConnection(kind) { connection, server in
                 try await warmUp(connection)
-                let warm = server.requestsReceived
-                server.closeReusedConnections(next: 1)
-                let post = await #expect(throws: FaradayError.self) {
+                let post = try await meetingAClosedConnection(server) {
                     try await connection.post("echo", body: .text("once")).value
                 }
-                #expect(post?.code == .connectionFailed)
+                #expect(throws: FaradayError.self) { try post.get() }
 
                 try await warmUp(connection)
-                server.closeReusedConnections(next: 1)
-                let chunks = AsyncStream<Data> { continuation in
-                    continuation.yield(Data("one-shot".utf8))
-                    continuation.finish()
+                let put = try await meetingAClosedConnection(server) {
+                    let chunks = AsyncStream<Data> { continuation in
+                        continuation.yield(Data("one-shot".utf8))
+                        continuation.finish()
+                    }
+                    return try await connection.put("echo", body: .stream(chunks, length: 8)).value
                 }
-                let put = await #expect(throws: FaradayError.self) {
-                    try await connection.put("echo", body: .stream(chunks, length: 8)).value
-                }
-                #expect(put?.code == .connectionFailed)
-                #expect(server.requestsClosedOnReuse == 2)
-                #expect(server.requestsReceived == 2 * warm, "the warm-up GETs only")
+                #expect(throws: FaradayError.self) { try put.get() }
             }
         }
     }
