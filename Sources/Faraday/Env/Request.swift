@@ -41,9 +41,9 @@ public struct Request: Sendable {
         let credentialOrigins: [String]
     }
 
-    /// Whether an adapter may send the request again, once, on a new connection when the reused
-    /// connection it went out on closed before any byte of the answer: its method is idempotent
-    /// (RFC 9110 §9.2.2) or it carries an `Idempotency-Key`, and its body can be sent again.
+    /// Whether an adapter may send the request again when the reused connection it went out on
+    /// closed before any byte of the answer: its method is idempotent (RFC 9110 §9.2.2) or it
+    /// carries an `Idempotency-Key`, and its body can be sent again.
     package var mayBeSentAgain: Bool {
         let idempotent: Bool
         switch method {
