@@ -208,7 +208,7 @@ enum Connector {
     /// The error of a refused tunnel as a `FaradayError`.
     static func proxyError(_ error: any Error, proxy: Proxy, request: Request) -> FaradayError? {
         if let refusal = error as? SOCKS5Handshake.Failure {
-            return socksError(refusal, proxy: proxy, request: request)
+            return refusal.faradayError(proxy: proxy, request: request)
         }
         guard let refusal = error as? NIOHTTP1ProxyConnectHandler.Error else { return nil }
         if refusal == .proxyAuthenticationRequired() {
@@ -233,49 +233,6 @@ enum Connector {
         )
     }
 
-    /// A SOCKS5 proxy's refusal as a `FaradayError`; the password is never in it.
-    private static func socksError(
-        _ refusal: SOCKS5Handshake.Failure,
-        proxy: Proxy,
-        request: Request
-    ) -> FaradayError {
-        let code: FaradayError.Code
-        let message: String
-        switch refusal {
-        case .credentialsRefused:
-            code = .proxyAuthenticationRequired
-            message = "The SOCKS5 proxy (\(proxy.address)) refused the user name and password."
-        case .noAcceptableMethod:
-            code = proxy.username == nil ? .proxyAuthenticationRequired : .connectionFailed
-            message =
-                proxy.username == nil
-                ? "The SOCKS5 proxy (\(proxy.address)) wants a user name and password."
-                : "The SOCKS5 proxy (\(proxy.address)) accepts neither no authentication nor a user name and password."
-        case .connectRefused(let reply):
-            code = .connectionFailed
-            message =
-                "The SOCKS5 proxy (\(proxy.address)) could not open a tunnel to the origin: \(socksReason(reply))."
-        case .malformedReply:
-            code = .connectionFailed
-            message = "The proxy (\(proxy.address)) did not answer as a SOCKS5 proxy."
-        }
-        return FaradayError(code, message, method: request.method, url: request.url, underlying: refusal)
-    }
-
-    /// The meaning of a SOCKS5 reply code (RFC 1928 §6).
-    private static func socksReason(_ reply: UInt8) -> String {
-        switch reply {
-        case 1: "general SOCKS server failure"
-        case 2: "connection not allowed by ruleset"
-        case 3: "network unreachable"
-        case 4: "host unreachable"
-        case 5: "connection refused"
-        case 6: "TTL expired"
-        case 7: "command not supported"
-        case 8: "address type not supported"
-        default: "reply \(reply)"
-        }
-    }
 }
 
 /// Completes a promise when a user event it waits for passes (a finished TLS handshake), or fails

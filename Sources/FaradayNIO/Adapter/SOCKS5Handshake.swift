@@ -188,3 +188,45 @@ final class SOCKS5Handshake: ChannelInboundHandler, RemovableChannelHandler {
         context.leavePipeline(removalToken: removalToken)
     }
 }
+
+extension SOCKS5Handshake.Failure {
+    /// The refusal as a `FaradayError` naming `proxy`; the password is never in it.
+    func faradayError(proxy: Proxy, request: Request) -> FaradayError {
+        let code: FaradayError.Code
+        let message: String
+        switch self {
+        case .credentialsRefused:
+            code = .proxyAuthenticationRequired
+            message = "The SOCKS5 proxy (\(proxy.address)) refused the user name and password."
+        case .noAcceptableMethod:
+            code = proxy.username == nil ? .proxyAuthenticationRequired : .connectionFailed
+            message =
+                proxy.username == nil
+                ? "The SOCKS5 proxy (\(proxy.address)) wants a user name and password."
+                : "The SOCKS5 proxy (\(proxy.address)) accepts neither no authentication nor a user name and password."
+        case .connectRefused(let reply):
+            code = .connectionFailed
+            message =
+                "The SOCKS5 proxy (\(proxy.address)) could not open a tunnel to the origin: \(Self.reason(reply))."
+        case .malformedReply:
+            code = .connectionFailed
+            message = "The proxy (\(proxy.address)) did not answer as a SOCKS5 proxy."
+        }
+        return FaradayError(code, message, method: request.method, url: request.url, underlying: self)
+    }
+
+    /// The meaning of a SOCKS5 reply code (RFC 1928 §6).
+    private static func reason(_ reply: UInt8) -> String {
+        switch reply {
+        case 1: "general SOCKS server failure"
+        case 2: "connection not allowed by ruleset"
+        case 3: "network unreachable"
+        case 4: "host unreachable"
+        case 5: "connection refused"
+        case 6: "TTL expired"
+        case 7: "command not supported"
+        case 8: "address type not supported"
+        default: "reply \(reply)"
+        }
+    }
+}
