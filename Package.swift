@@ -196,6 +196,25 @@ let package = Package(
             path: "Benchmarks/StreamingBenchmark",
             swiftSettings: swiftSettings
         ),
+        // The fault campaign (issue 62): calls through FaultServer, checked as they end; the
+        // runner in Benchmarks/FaultCampaign/Run, a short version in AdapterConformanceTests.
+        .target(
+            name: "FaultCampaign",
+            dependencies: [
+                "Faraday", "FaradayAsyncHTTPClient", "FaradayNIO", "FaradayTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Benchmarks/FaultCampaign/Campaign",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FaultCampaignRun",
+            dependencies: ["FaultCampaign", "FaradayTestSupport"],
+            path: "Benchmarks/FaultCampaign/Run",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "FramingBenchmark",
             dependencies: ["Faraday"],
@@ -223,6 +242,7 @@ let package = Package(
             name: "AdapterConformanceTests",
             dependencies: [
                 "Faraday", "FaradayAsyncHTTPClient", "FaradayNIO", "FaradayTestSupport", "RequestSigningMiddleware",
+                "FaultCampaign",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

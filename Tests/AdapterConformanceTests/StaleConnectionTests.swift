@@ -57,9 +57,8 @@ extension AdapterConformance {
             }
         }
 
-        /// A body goes again whole. (On URLSessionAdapter on Linux it does not: FoundationNetworking
-        /// cannot rewind a body for libcurl's second try, and the call waits for its timeout; the
-        /// Adapters article says so.)
+        /// A body goes again whole. (URLSessionAdapter on Linux sends a body on a connection of
+        /// its own instead: the next test.)
         @Test(arguments: AdapterKind.onNIO, [false, true])
         func aCallWithABodyThatMayGoTwiceIsSentAgainWhole(_ kind: AdapterKind, _ reset: Bool) async throws {
             try await withConnection(kind) { connection, server in
@@ -79,6 +78,29 @@ extension AdapterConformance {
                     try await connection.post("echo", headers: [Self.idempotencyKey: "k-1"], body: .text("k")).echo
                 }
                 #expect(try keyed.get().method == "POST" && keyed.get().body == "k")
+            }
+        }
+
+        /// On Linux, FoundationNetworking cannot rewind a body for libcurl's second try (the call
+        /// waited for its timeout, and a delegate answering `needNewBodyStream` stopped the
+        /// process): URLSessionAdapter sends a request with a body on a connection of its own, so
+        /// that it never meets a reused connection closed under it. A GET still reuses one.
+        @Test func aBodyOnURLSessionGoesOnAConnectionOfItsOwn() async throws {
+            var options = RequestOptions()
+            options.timeout = .seconds(10)
+            try await withConnection(.urlSession, options: options) { connection, server in
+                try await warmUp(connection)
+                let closed = server.requestsClosedOnReuse
+                server.closeReusedConnections(next: 1)
+                let put = try await connection.put("echo", body: .text("whole")).echo
+                #expect(put.method == "PUT" && put.body == "whole")
+                #if canImport(FoundationNetworking)
+                #expect(server.requestsClosedOnReuse == closed, "the PUT went on a reused connection")
+                #endif
+                let get = try await connection.get("echo").echo
+                #expect(get.method == "GET")
+                #expect(server.requestsClosedOnReuse == closed + 1, "the GET went on a new connection")
+                server.closeReusedConnections(next: 0)
             }
         }
 

@@ -46,6 +46,9 @@ final class LoopPool: @unchecked Sendable {
     /// the count mixes keys and may change at once.
     var hasRoom: Bool { calls.load(ordering: .relaxed) < share }
 
+    /// Calls leasing or holding a connection of this loop now, to any key.
+    var callsInUse: Int { calls.load(ordering: .relaxed) }
+
     init(loop: any EventLoop, share: Int, limits: NIOAdapter.Configuration) {
         self.loop = loop
         self.executor = EventLoopExecutor(loop: loop)

@@ -99,6 +99,10 @@ public final class NIOAdapter: Adapter {
         }
     }
 
+    /// Calls leasing or holding one of the adapter's connections now: zero once every call has
+    /// ended, whatever way it ended (the fault campaign checks it).
+    package var callsInUse: Int { pools.reduce(0) { $0 + $1.callsInUse } }
+
     // MARK: Adapter
 
     /// The executor of the loop the call will run on: the caller's loop when it serves calls

@@ -9,11 +9,33 @@ import Security
 
 // URLSessionAdapter's sessions: the shared one, and one per set of TLS options and pinned host.
 extension URLSessionAdapter {
-    /// What a request's session must match: its TLS options, and its pinned host and rule.
+    /// What a request's session must match: its TLS options, its pinned host and rule, and
+    /// whether it needs a connection no request used before (see ``needsFreshConnection(_:)``).
     struct SessionKey: Hashable {
         let tls: TLSOptions
         let pinnedHost: String?
         let rule: PinningRule?
+        var freshConnections = false
+    }
+
+    /// Whether `request` must go on a connection of its own, closed after it (`Connection: close`,
+    /// in a session whose connections are never reused): a request with a body, on Linux.
+    ///
+    /// When a reused connection turns out closed as a request goes out (a server's keep-alive
+    /// timeout), libcurl sends the request again on a new one, and asks FoundationNetworking to
+    /// rewind the body first. FoundationNetworking cannot rewind a body given as data or a file
+    /// (`_NativeProtocol.seekInputStream`): the request goes again with its `Content-Length` and
+    /// no body, and waits for its timeout; with a session delegate that answers
+    /// `needNewBodyStream`, the process stops (`NSUnimplemented`). A body given as a stream is
+    /// rewound, but libcurl frames it chunked beside its `Content-Length`. A request with a body on
+    /// a connection of its own never meets a connection closed under it; it costs a new connection
+    /// (and TLS handshake) per request with a body. Apple's URLSession rewinds bodies itself.
+    static func needsFreshConnection(_ request: Request) -> Bool {
+        #if canImport(FoundationNetworking)
+        request.body.bytesInMemory?.isEmpty != true
+        #else
+        false
+        #endif
     }
 
     /// A copy of `configuration` with every store of URLSession's own turned off.
@@ -57,13 +79,20 @@ extension URLSessionAdapter {
     }
     #endif
 
-    /// The key of `request`'s session, or `nil` for the shared one (default TLS options, no pin).
+    /// The key of `request`'s session, or `nil` for the shared one (default TLS options, no pin,
+    /// connections reused).
     static func sessionKey(for request: Request) -> SessionKey? {
         let tls = request.options.tls
         // Most requests have no pinning policy: no host to look at, nothing to lowercase.
         let rule = request.options.pinning.flatMap { policy in request.url.host.flatMap(policy.activeRule(for:)) }
-        guard rule != nil || !tls.isDefault else { return nil }
-        return SessionKey(tls: tls, pinnedHost: rule == nil ? nil : request.url.host?.lowercased(), rule: rule)
+        let fresh = needsFreshConnection(request)
+        guard rule != nil || !tls.isDefault || fresh else { return nil }
+        return SessionKey(
+            tls: tls,
+            pinnedHost: rule == nil ? nil : request.url.host?.lowercased(),
+            rule: rule,
+            freshConnections: fresh
+        )
     }
 
     /// The session for `request`: the shared one, or the one of its TLS options and pinned host.

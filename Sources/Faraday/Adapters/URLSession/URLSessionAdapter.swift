@@ -25,7 +25,9 @@ import FoundationNetworking
 /// phrase is the standard one, a streamed request body is spooled to a temporary file and uploaded
 /// from there, and gzip, deflate and Brotli bodies arrive already decoded with their `Content-Encoding`
 /// header removed (URLSession decodes them itself, so ``Decompression``'s limits do not apply: a
-/// buffered body is bounded by ``RequestOptions/maxBufferedBodySize``). Prefer
+/// buffered body is bounded by ``RequestOptions/maxBufferedBodySize``), and on Linux a request
+/// with a body goes on a connection of its own (FoundationNetworking cannot send a body again on
+/// a new connection when a reused one turns out closed; see <doc:Adapters>). Prefer
 /// `AsyncHTTPClientAdapter` on Linux servers.
 public final class URLSessionAdapter: Adapter {
     /// The session of requests with the default TLS options and no pin.
@@ -86,6 +88,7 @@ public final class URLSessionAdapter: Adapter {
         // The bridge enforces the read timeout; URLSession's own one only as a backstop.
         if let readTimeout = options.readTimeout { urlRequest.timeoutInterval = max(60, readTimeout.timeInterval + 1) }
         urlRequest.allHTTPHeaderFields = Self.headerFields(request.headers)
+        if Self.needsFreshConnection(request) { urlRequest.setValue("close", forHTTPHeaderField: "Connection") }
 
         let streams = options.streaming != nil
         let session = session(for: request)
