@@ -56,7 +56,11 @@ public struct CampaignRun: Sendable {
     /// Runs `campaign` on a new adapter of `kind` against a new server with `seed`, after a
     /// warm-up of one call per slot in flight on another adapter of the same kind (so that the
     /// descriptors counted before are those of a process that has used that kind already).
-    public static func run(_ campaign: FaultCampaign, on kind: CampaignAdapter, seed: UInt64) async throws -> CampaignRun {
+    public static func run(
+        _ campaign: FaultCampaign,
+        on kind: CampaignAdapter,
+        seed: UInt64
+    ) async throws -> CampaignRun {
         let server = try await FaultServer.start(seed: seed)
         var warmUp = campaign
         warmUp.calls = campaign.inFlight

@@ -115,7 +115,10 @@ public struct FaultCampaign: Sendable {
     private func call(_ index: Int, prefix: String, through connection: Connection) async -> Outcome {
         let name = "\(prefix)-\(index)"
         let expected = FaultServer.responseBody(for: name)
-        let upload = RequestBody.bytes(Data(FaultServer.requestBody(for: name)), contentType: "application/octet-stream")
+        let upload = RequestBody.bytes(
+            Data(FaultServer.requestBody(for: name)),
+            contentType: "application/octet-stream"
+        )
         let response: Response =
             switch index % 10 {
             case 7, 8: connection.put("c/\(name)", body: upload, streaming: streamed ? .chunks : nil)
@@ -195,7 +198,9 @@ public struct FaultCampaign: Sendable {
             case .succeeded: succeeded += 1
             case .failed(let code): failures[code, default: 0] += 1
             case .wrongAnswer(let name, let status, let count, let expected):
-                wrongAnswers.append("\(name): status \(status.map(String.init) ?? "none"), \(count) of \(expected) bytes")
+                wrongAnswers.append(
+                    "\(name): status \(status.map(String.init) ?? "none"), \(count) of \(expected) bytes"
+                )
             case .endedTwice(let name): endedTwice.append(name)
             }
         }

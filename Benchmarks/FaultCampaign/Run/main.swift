@@ -6,8 +6,8 @@
 //
 // Benchmarks/README.md has the recorded results.
 
-import FaultCampaign
 import FaradayTestSupport
+import FaultCampaign
 import Foundation
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -19,7 +19,9 @@ let adapters =
 
 let mebibyte = 1024.0 * 1024.0
 print("seed \(seed), \(calls) calls per run, 64 in flight\n")
-print("| adapter | body | whole | failed (FaradayError codes) | wrong | hung | in use after | fds before → after | RSS at \(calls / 4) → \(calls) | time |")
+print(
+    "| adapter | body | whole | failed (FaradayError codes) | wrong | hung | in use after | fds before → after | RSS at \(calls / 4) → \(calls) | time |"
+)
 print("|---|---|---|---|---|---|---|---|---|---|")
 var broken = false
 var faults: [Fault: Int] = [:]
@@ -27,8 +29,11 @@ for adapter in adapters {
     for streamed in [false, true] {
         let run = try await CampaignRun.run(FaultCampaign(calls: calls, streamed: streamed), on: adapter, seed: seed)
         let report = run.report
-        let failed = report.failures.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        let descriptors = "\(run.descriptorsBefore.map(String.init) ?? "–") → \(run.descriptorsAfter.map(String.init) ?? "–")"
+        let failed = report.failures.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(
+            separator: ", "
+        )
+        let descriptors =
+            "\(run.descriptorsBefore.map(String.init) ?? "–") → \(run.descriptorsAfter.map(String.init) ?? "–")"
         let memory = String(
             format: "%.1f → %.1f MiB",
             Double(report.residentAtFirstReading) / mebibyte,

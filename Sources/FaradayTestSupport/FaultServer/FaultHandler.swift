@@ -78,7 +78,11 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .fixedLength:
             finish(context, write(context, fixedHead, body), keepAlive: request.keepAlive)
         case .chunked:
-            finish(context, write(context, chunkedHead, chunks(body, size: 4096), "0\r\n\r\n"), keepAlive: request.keepAlive)
+            finish(
+                context,
+                write(context, chunkedHead, chunks(body, size: 4096), "0\r\n\r\n"),
+                keepAlive: request.keepAlive
+            )
         case .dripBody:
             write(context, chunkedHead)
             drip(context, pieces: pieces(of: body, count: 12), random: random, keepAlive: request.keepAlive)
@@ -115,7 +119,9 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
                 .assumeIsolated().whenComplete { _ in self.close(context, reset: true) }
         case .malformedHead:
             let heads = ["HTP/1.1 200 OK\r\n\r\n", "HTTP/1.1 2x0 OK\r\ncontent-length: 0\r\n\r\n"]
-            write(context, heads[Int(random.next() % 2)]).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            write(context, heads[Int(random.next() % 2)]).assumeIsolated().whenComplete { _ in
+                context.close(promise: nil)
+            }
         case .malformedChunkSize:
             write(context, chunkedHead + "zz\r\nnot a chunk\r\n0\r\n\r\n")
                 .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
@@ -158,7 +164,12 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     @discardableResult
-    private func write(_ context: ChannelHandlerContext, _ text: String, _ bytes: [UInt8] = [], _ tail: String = "")
+    private func write(
+        _ context: ChannelHandlerContext,
+        _ text: String,
+        _ bytes: [UInt8] = [],
+        _ tail: String = ""
+    )
         -> EventLoopFuture<Void>
     {
         var buffer = context.channel.allocator.buffer(capacity: text.utf8.count + bytes.count + tail.utf8.count)
