@@ -65,8 +65,12 @@ extension AsyncHTTPClientAdapter {
         // the same on every adapter. Without a tracer that is also a few microseconds a request saved.
         clientConfiguration.tracing.tracer = nil
         let verify = verifier?.initializer()
+        // Each HTTP/1.1 connection reads as NIOAdapter's do (large reads for long bodies), and
+        // tells a reused connection's stale close from other failures.
         clientConfiguration.http1_1ConnectionDebugInitializer = { channel in
-            let added = StaleConnectionDetector.add(to: channel)
+            let added = channel.setOption(.recvAllocator, value: Exchange.socketReads).flatMap {
+                StaleConnectionDetector.add(to: channel)
+            }
             guard let verify else { return added }
             return added.flatMap { verify(channel) }
         }

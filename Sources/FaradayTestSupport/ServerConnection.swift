@@ -38,7 +38,13 @@ struct ServerConnection: Sendable {
                     counters: counters
                 )
                 let next = try await counters.answering { try await Routes.respond(to: request, with: writer) }
-                if next == .close || !head.isKeepAlive { return }
+                if next == .close || !head.isKeepAlive {
+                    // The answer reaches the socket before the connection closes, as nginx's does:
+                    // a close with writes still pending drops them, and a long answer (10 MiB to
+                    // a request with `Connection: close`) would end short.
+                    try? await channel.writeAndFlush(ByteBuffer()).get()
+                    return
+                }
             }
         }
     }

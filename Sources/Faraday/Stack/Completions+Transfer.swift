@@ -48,8 +48,10 @@ private struct TransferFrames: AsyncSequence, Sendable {
         mutating func next() async throws -> Data? {
             let frames = self.frames
             do {
-                let frame = try await frames.cancellation.withCancellationHandler(
-                    frames.nextFrame,
+                // The call's token stops the transfer through the registration made once for
+                // it; the task that pulls is watched here, frame by frame.
+                let frame = try await withTaskCancellationHandler(
+                    operation: frames.nextFrame,
                     onCancel: frames.cancelTransfer
                 )
                 if frame == nil { frames.cancellation.removeHandler(frames.registration) }

@@ -59,6 +59,7 @@ enum Connector {
         let channel = try await ClientBootstrap(group: loop)
             .connectTimeout(TimeAmount(timeout))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .channelOption(.recvAllocator, value: Exchange.socketReads)
             .channelInitializer { channel in
                 attempt.adopt(channel)
                     ? channel.eventLoop.makeSucceededVoidFuture()

@@ -24,7 +24,7 @@ package final class Exchange: Sendable {
         var head: HTTPResponseHead?
         var buffered = ByteBuffer()
         /// Parts the consumer has not taken, oldest first, and their bytes.
-        var parts: [ByteBuffer] = []
+        var parts = CircularBuffer<ByteBuffer>()
         var queuedBytes = 0
         /// The connection holds its reads until the consumer catches up.
         var readsHeld = false
@@ -39,6 +39,12 @@ package final class Exchange: Sendable {
     static let highWatermark = 1 << 20
     /// Bytes left unread by the consumer when the socket is read again.
     static let lowWatermark = 256 << 10
+
+    /// How much a read takes from a connection's socket: from 2 KiB, growing while reads fill
+    /// the buffer, up to 256 KiB (SwiftNIO's default stops at 64 KiB). A long body then arrives in
+    /// a quarter of the reads, parts and wake-ups of its consumer; a connection of small answers
+    /// keeps small buffers.
+    package static let socketReads = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 << 10)
 
     private let state = NIOLockedValueBox(State())
     let streams: Bool
@@ -76,28 +82,41 @@ package final class Exchange: Sendable {
         }
     }
 
-    /// The next body part in streamed mode; `nil` at the end.
+    /// The next body part in streamed mode; `nil` at the end. A part that has arrived already is
+    /// handed over without suspending the consumer: when it is behind, it takes the queued parts
+    /// one after another at the cost of a lock each.
     package func nextPart() async throws -> ByteBuffer? {
-        try await withCheckedThrowingContinuation { continuation in
-            let (result, resume) = state.withLockedValue { state -> (Result<ByteBuffer?, any Error>?, Bool) in
-                let resume = { (state: inout State) -> Bool in
-                    guard state.readsHeld, state.queuedBytes < Self.lowWatermark else { return false }
-                    state.readsHeld = false
-                    return true
-                }
-                if !state.parts.isEmpty {
-                    let part = state.parts.removeFirst()
-                    state.queuedBytes -= part.readableBytes
-                    return (.success(part), resume(&state))
-                }
-                if let failure = state.failure { return (.failure(failure), false) }
-                if state.isFinished { return (.success(nil), false) }
-                state.partWaiter = continuation
-                return (nil, resume(&state))
+        let (ready, resume) = state.withLockedValue { Self.take(from: &$0) }
+        if resume { readMore() }
+        if let ready { return try ready.get() }
+        return try await withCheckedThrowingContinuation { continuation in
+            let (result, resume) = state.withLockedValue { state in
+                let taken = Self.take(from: &state)
+                if taken.0 == nil { state.partWaiter = continuation }
+                return taken
             }
             if resume { readMore() }
             if let result { continuation.resume(with: result) }
         }
+    }
+
+    /// The next part, the failure or the end if there is one (`nil` when the consumer must wait),
+    /// and whether the connection should now read again.
+    private static func take(from state: inout State) -> (Result<ByteBuffer?, any Error>?, Bool) {
+        let result: Result<ByteBuffer?, any Error>?
+        if let part = state.parts.popFirst() {
+            state.queuedBytes -= part.readableBytes
+            result = .success(part)
+        } else if let failure = state.failure {
+            return (.failure(failure), false)
+        } else if state.isFinished {
+            return (.success(nil), false)
+        } else {
+            result = nil
+        }
+        guard state.readsHeld, state.queuedBytes < lowWatermark else { return (result, false) }
+        state.readsHeld = false
+        return (result, true)
     }
 
     /// Whether the connection may read on: always for a buffered body; for a streamed one while
