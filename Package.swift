@@ -18,6 +18,12 @@ func example(_ name: String, folder: String? = nil, _ dependencies: [Target.Depe
     )
 }
 
+/// A product that a heavy product of this package uses, resolved only by packages that enable the
+/// product's trait: a package that uses `Faraday` alone resolves none of them.
+func behind(_ trait: String, _ product: String, from package: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(traits: [trait]))
+}
+
 let package = Package(
     name: "faraday-swift",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
@@ -29,6 +35,22 @@ let package = Package(
         .library(name: "FaradayXML", targets: ["FaradayXML"]),
         .library(name: "FaradayObservability", targets: ["FaradayObservability"]),
         .library(name: "FaradayOpenAPI", targets: ["FaradayOpenAPI"]),
+    ],
+    // One trait per heavy product, none on by default: see the README's Install section.
+    traits: [
+        .trait(name: "NIO", description: "FaradayNIO: HTTP/1.1 on SwiftNIO, with TLS (swift-nio-ssl)."),
+        .trait(
+            name: "AsyncHTTPClient",
+            description: "FaradayAsyncHTTPClient: the adapter on AsyncHTTPClient.",
+            enabledTraits: ["NIO"]
+        ),
+        .trait(
+            name: "Observability",
+            description: "FaradayObservability: swift-distributed-tracing spans and swift-metrics."
+        ),
+        .trait(name: "XML", description: "FaradayXML: XML bodies on XMLCoder."),
+        .trait(name: "OpenAPI", description: "FaradayOpenAPI: a ClientTransport for swift-openapi-generator clients."),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -80,18 +102,18 @@ let package = Package(
             dependencies: [
                 "Faraday",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
-                .product(name: "Atomics", package: "swift-atomics"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
+                behind("NIO", "NIOCore", from: "swift-nio"),
+                behind("NIO", "NIOPosix", from: "swift-nio"),
+                behind("NIO", "NIOHTTP1", from: "swift-nio"),
+                behind("NIO", "NIOConcurrencyHelpers", from: "swift-nio"),
+                behind("NIO", "NIOFoundationCompat", from: "swift-nio"),
+                behind("NIO", "NIOTLS", from: "swift-nio"),
+                behind("NIO", "NIOSSL", from: "swift-nio-ssl"),
+                behind("NIO", "NIOExtras", from: "swift-nio-extras"),
+                behind("NIO", "Atomics", from: "swift-atomics"),
+                behind("NIO", "Crypto", from: "swift-crypto"),
+                behind("NIO", "X509", from: "swift-certificates"),
+                behind("NIO", "SwiftASN1", from: "swift-asn1"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -101,13 +123,13 @@ let package = Package(
             dependencies: [
                 "Faraday",
                 "FaradayNIO",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                behind("AsyncHTTPClient", "AsyncHTTPClient", from: "async-http-client"),
+                behind("AsyncHTTPClient", "NIOCore", from: "swift-nio"),
+                behind("AsyncHTTPClient", "NIOPosix", from: "swift-nio"),
+                behind("AsyncHTTPClient", "NIOHTTP1", from: "swift-nio"),
+                behind("AsyncHTTPClient", "NIOFoundationCompat", from: "swift-nio"),
+                behind("AsyncHTTPClient", "NIOSSL", from: "swift-nio-ssl"),
+                behind("AsyncHTTPClient", "Tracing", from: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -116,15 +138,15 @@ let package = Package(
             name: "FaradayObservability",
             dependencies: [
                 "Faraday",
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                behind("Observability", "Tracing", from: "swift-distributed-tracing"),
+                behind("Observability", "Metrics", from: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
         // XML bodies (EncodeXML, DecodeXML) on XMLCoder, kept out of the core so that it stays light.
         .target(
             name: "FaradayXML",
-            dependencies: ["Faraday", .product(name: "XMLCoder", package: "XMLCoder")],
+            dependencies: ["Faraday", behind("XML", "XMLCoder", from: "XMLCoder")],
             swiftSettings: swiftSettings
         ),
         // A ClientTransport for clients made by swift-openapi-generator, sending through a Connection.
@@ -132,7 +154,7 @@ let package = Package(
             name: "FaradayOpenAPI",
             dependencies: [
                 "Faraday",
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                behind("OpenAPI", "OpenAPIRuntime", from: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings

@@ -17,7 +17,7 @@ mapfile -t modules < <(
 for module in "${modules[@]}"; do rm -rf ".build/debug/${module}.build"; done
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-swift build --build-tests 2>&1 | tee "$log" | grep -E "error:|Compiling|Build" | tail -3
+swift build --enable-all-traits --build-tests 2>&1 | tee "$log" | grep -E "error:|Compiling|Build" | tail -3
 # A warning line names its file first: keep those under this package, outside .build.
 warnings=$(grep -E "^${root}/[^ ]+:[0-9]+:[0-9]+: warning:" "$log" | grep -v "^${root}/.build/" | sort -u || true)
 if [[ -n "$warnings" ]]; then

@@ -20,7 +20,7 @@ fi
 
 scratch=.build-fuzz
 # gold cannot link libFuzzer's driver into a SwiftPM executable; the toolset picks lld.
-swift build -c release --scratch-path "$scratch" --toolset Fuzz/lld-toolset.json --product FaradayFuzz \
+swift build --enable-all-traits -c release --scratch-path "$scratch" --toolset Fuzz/lld-toolset.json --product FaradayFuzz \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
 binary="$scratch/release/FaradayFuzz"
 

@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 examples=(Quickstart CustomMiddleware RequestSigning StreamingExample Download HALBrowser TypedEndpoints SynchronousUse TestingWithStubs)
-swift build
+swift build --enable-all-traits
 for example in "${examples[@]}"; do
     echo "== swift run $example"
-    swift run --skip-build "$example"
+    swift run --enable-all-traits --skip-build "$example"
 done
 echo "Examples: ${#examples[@]} ran and exited 0"

@@ -12,8 +12,8 @@ status=0
 for sanitizer in ${1:-thread address}; do
     scratch=".build-${sanitizer:0:1}san"
     echo "== swift test --sanitize=$sanitizer (build folder $scratch)"
-    swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" || { status=1; continue; }
-    TSAN_OPTIONS="halt_on_error=0" LSAN_OPTIONS="suppressions=$PWD/Scripts/lsan-suppressions.txt:print_suppressions=0" swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --skip "$skip" \
+    swift build --enable-all-traits --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" || { status=1; continue; }
+    TSAN_OPTIONS="halt_on_error=0" LSAN_OPTIONS="suppressions=$PWD/Scripts/lsan-suppressions.txt:print_suppressions=0" swift test --enable-all-traits --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --skip "$skip" \
         2>&1 | tee "/tmp/faraday-$sanitizer.log" | grep -E "Test run|WARNING: ThreadSanitizer|ERROR: AddressSanitizer|SUMMARY"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done

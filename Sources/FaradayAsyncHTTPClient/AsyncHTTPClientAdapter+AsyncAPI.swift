@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import Faraday
 import FaradayNIO
@@ -99,3 +100,4 @@ extension AsyncHTTPClientAdapter {
         error is CancellationError || (error as? HTTPClientError) == .cancelled
     }
 }
+#endif

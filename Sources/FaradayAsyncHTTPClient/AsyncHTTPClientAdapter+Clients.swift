@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import Faraday
 import FaradayNIO
@@ -110,3 +111,4 @@ extension AsyncHTTPClientAdapter {
         return timeout
     }
 }
+#endif

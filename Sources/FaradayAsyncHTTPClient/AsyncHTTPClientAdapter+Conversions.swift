@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import Faraday
 import FaradayNIO
@@ -59,3 +60,4 @@ extension AsyncHTTPClientAdapter {
         }
     }
 }
+#endif

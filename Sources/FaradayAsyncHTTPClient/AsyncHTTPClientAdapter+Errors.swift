@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import Faraday
 import FaradayNIO
@@ -48,3 +49,4 @@ extension AsyncHTTPClientAdapter {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import Faraday
 
 extension AsyncHTTPClientAdapter {
@@ -5,3 +6,4 @@ extension AsyncHTTPClientAdapter {
     /// `connection.use(handler: AsyncHTTPClientAdapter.Handler())`.
     public typealias Handler = AsyncHTTPClientAdapter
 }
+#endif

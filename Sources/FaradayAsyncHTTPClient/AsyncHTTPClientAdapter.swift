@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import Faraday
 import FaradayNIO
@@ -309,3 +310,4 @@ public final class AsyncHTTPClientAdapter: Adapter {
         )
     }
 }
+#endif

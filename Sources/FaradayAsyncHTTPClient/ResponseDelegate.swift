@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import Faraday
 import FaradayNIO
@@ -98,3 +99,4 @@ final class ResponseDelegate: HTTPClientResponseDelegate {
         exchange.finish()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import Faraday
 import NIOCore
 import NIOHTTP1
@@ -66,3 +67,4 @@ final class StaleConnectionDetector: ChannelDuplexHandler, RemovableChannelHandl
         context.fireChannelInactive()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Faraday
 import Foundation
 import HTTPTypes
@@ -110,3 +111,4 @@ extension EventLoopFuture where Value == Void {
         try await outcome.futureResult.get()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Faraday
 import NIOCore
 import NIOHTTP1
@@ -44,3 +45,4 @@ package enum NIOErrors {
         }
     }
 }
+#endif

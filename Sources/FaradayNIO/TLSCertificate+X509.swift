@@ -1,3 +1,4 @@
+#if NIO
 import Faraday
 import SwiftASN1
 import X509
@@ -50,3 +51,4 @@ extension TLSCertificate {
         return Array(fieldsAfterVersion[5].encodedBytes)
     }
 }
+#endif

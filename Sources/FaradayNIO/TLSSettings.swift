@@ -1,3 +1,4 @@
+#if NIO
 import Crypto
 import Faraday
 import Foundation
@@ -174,3 +175,4 @@ package struct ConnectionPinVerifier: Sendable {
         )
     }
 }
+#endif

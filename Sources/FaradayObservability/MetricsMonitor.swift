@@ -1,3 +1,4 @@
+#if Observability
 import Faraday
 import Foundation
 import Metrics
@@ -77,3 +78,4 @@ public struct MetricsMonitor: EventMonitor {
         .recordNanoseconds(nanoseconds)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observability
 import Faraday
 import Foundation
 import HTTPTypes
@@ -179,3 +180,4 @@ struct HTTPFieldsInjector: Injector {
         fields[name] = value
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenAPI
 import Faraday
 import Foundation
 import HTTPTypes
@@ -145,3 +146,4 @@ extension HTTPBody {
         self.init(chunks, length: length, iterationBehavior: .single)
     }
 }
+#endif

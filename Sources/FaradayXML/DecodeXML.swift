@@ -1,3 +1,4 @@
+#if XML
 import Faraday
 import Foundation
 import XMLCoder
@@ -133,3 +134,4 @@ extension Response {
         try await value.decodeXML(type)
     }
 }
+#endif

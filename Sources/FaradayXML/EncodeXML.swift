@@ -1,3 +1,4 @@
+#if XML
 import Faraday
 import Foundation
 import XMLCoder
@@ -93,3 +94,4 @@ extension RequestBody {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if XML
 /// An XML declaration (`<?xml version="1.0" encoding="…"?>`) read by the grammar of XML 1.0
 /// (§2.8 `XMLDecl`, §4.3.3 `EncodingDecl`): pseudo-attributes `name Eq 'value'` separated by white
 /// space, where `Eq` is `S? = S?` and `S` is space, tab, CR or LF, however many.
@@ -63,3 +64,4 @@ enum XMLDeclaration: Equatable {
             || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
     }
 }
+#endif

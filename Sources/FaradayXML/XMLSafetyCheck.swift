@@ -1,3 +1,4 @@
+#if XML
 import Faraday
 import Foundation
 
@@ -190,3 +191,4 @@ private final class WellFormednessCheck: NSObject, XMLParserDelegate {
         parser.abortParsing()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -50,3 +51,4 @@ extension Connector {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Faraday
 import Foundation
 import NIOConcurrencyHelpers
@@ -283,3 +284,4 @@ private final class EventWaiter: ChannelInboundHandler, RemovableChannelHandler 
         context.fireChannelInactive()
     }
 }
+#endif

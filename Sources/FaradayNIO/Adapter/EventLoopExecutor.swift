@@ -1,3 +1,4 @@
+#if NIO
 import NIOCore
 
 /// One event loop as a task executor: a task that prefers it runs its code on the loop's thread,
@@ -17,3 +18,4 @@ extension EventLoopExecutor: TaskExecutor {
         loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Faraday
 import NIOConcurrencyHelpers
 import NIOCore
@@ -226,3 +227,4 @@ package final class Exchange: Sendable {
     /// Whether a consumer waits for the head now, for tests.
     package var isWaitingForHead: Bool { state.withLockedValue { $0.headWaiter != nil } }
 }
+#endif

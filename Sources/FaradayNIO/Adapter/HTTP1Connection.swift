@@ -1,3 +1,4 @@
+#if NIO
 import Faraday
 import NIOCore
 import NIOHTTP1
@@ -236,3 +237,4 @@ final class ResponseHandler: ChannelDuplexHandler, @unchecked Sendable {
         end?(reusable && !isClosed)
     }
 }
+#endif

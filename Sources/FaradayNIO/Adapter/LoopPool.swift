@@ -1,3 +1,4 @@
+#if NIO
 import Atomics
 import Faraday
 import NIOCore
@@ -236,3 +237,4 @@ final class LoopPool: @unchecked Sendable {
         return channels
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Faraday
 import Foundation
 import HTTPTypes
@@ -54,3 +55,4 @@ extension NIOAdapter {
         method == .post || method == .put || method == .patch
     }
 }
+#endif

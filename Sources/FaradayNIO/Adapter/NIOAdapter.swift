@@ -1,3 +1,4 @@
+#if NIO
 import Atomics
 import Faraday
 import Foundation
@@ -340,3 +341,4 @@ public final class NIOAdapter: Adapter {
         try TLSContext(TLSSettings.configuration(options, base: tlsBase) ?? tlsBase, for: key)
     }
 }
+#endif

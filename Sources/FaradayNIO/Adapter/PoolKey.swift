@@ -1,3 +1,4 @@
+#if NIO
 import Faraday
 import Foundation
 import NIOCore
@@ -56,3 +57,4 @@ struct TLSContext: Sendable {
         context = try NIOSSLContext(configuration: configuration)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Faraday
 import Foundation
 import NIOCore
@@ -230,3 +231,4 @@ extension SOCKS5Handshake.Failure {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NIO
 import Faraday
 import Foundation
 import NIOCore
@@ -61,3 +62,4 @@ struct Upload {
         )
     }
 }
+#endif
