@@ -16,6 +16,7 @@
 #
 # REPO (or $FARADAY_REPO): the package to check; default, the repository this script is in.
 set -euo pipefail
+source "$(dirname "$0")/consumer-package.sh"
 repo="${1:-${FARADAY_REPO:-$(dirname "$0")/..}}"
 repo="$(cd "$repo" && pwd)"
 identity="$(basename "$repo" | tr "[:upper:]" "[:lower:]")"
@@ -32,20 +33,7 @@ swift package --package-path "$repo" --scratch-path "$work/dump" dump-package > 
 for entry in "${products[@]}"; do
     product=${entry%%:*} trait=${entry#*:}
     dir="$work/consumers/$product"
-    mkdir -p "$dir/Sources/Consumer"
-    traits=""
-    [[ -n "$trait" ]] && traits=", traits: [\"$trait\"]"
-    cat > "$dir/Package.swift" <<MANIFEST
-// swift-tools-version:6.1
-import PackageDescription
-let package = Package(
-    name: "Consumer",
-    platforms: [.macOS(.v15), .iOS(.v18)],
-    dependencies: [.package(path: "$repo"$traits)],
-    targets: [.target(name: "Consumer", dependencies: [.product(name: "$product", package: "$identity")])]
-)
-MANIFEST
-    echo "import $product" > "$dir/Sources/Consumer/Consumer.swift"
+    make_consumer "$dir" "$repo" "$identity" "$product" "$trait"
     # For Faraday alone, manifests are compiled afresh (a fresh local cache): from SwiftPM's shared
     # cache, a manifest's compiler warnings would not be printed again.
     cache=shared

@@ -16,8 +16,10 @@
 #
 # REPO (or $FARADAY_REPO): the package to measure; default, the repository this script is in.
 # SKIP_BUILD=1: resolve and measure the clones only, build nothing (the build columns say "skipped");
-# a quick check of the script itself.
+# a quick check of the script itself. ONLY="Faraday FaradayHAL": those products only, and not the
+# repository's own build.
 set -euo pipefail
+source "$(dirname "$0")/consumer-package.sh"
 repo="${1:-${FARADAY_REPO:-$(dirname "$0")/..}}"
 repo="$(cd "$repo" && pwd)"
 identity="$(basename "$repo" | tr "[:upper:]" "[:lower:]")"
@@ -64,27 +66,17 @@ measure() {
 
 for entry in "${products[@]}"; do
     product=${entry%%:*} trait=${entry#*:}
+    [[ -n "${ONLY:-}" && " $ONLY " != *" $product "* ]] && continue
     dir="$work/$product"
-    mkdir -p "$dir/Sources/Consumer"
-    traits=""
-    [[ -n "$trait" ]] && traits=", traits: [\"$trait\"]"
-    cat > "$dir/Package.swift" <<MANIFEST
-// swift-tools-version:6.1
-import PackageDescription
-let package = Package(
-    name: "Consumer",
-    platforms: [.macOS(.v15), .iOS(.v18)],
-    dependencies: [.package(path: "$repo"$traits)],
-    targets: [.target(name: "Consumer", dependencies: [.product(name: "$product", package: "$identity")])]
-)
-MANIFEST
-    echo "import $product" > "$dir/Sources/Consumer/Consumer.swift"
+    make_consumer "$dir" "$repo" "$identity" "$product" "$trait"
     measure "$product" "$trait" "$dir" "$repo" "" ""
 done
 
-git clone -q "$repo" "$work/repository"
-measure "this repository, every target" "all (--enable-all-traits)" "$work/repository" "$work/repository" \
-    --enable-all-traits --enable-all-traits
+if [[ -z "${ONLY:-}" ]]; then
+    git clone -q "$repo" "$work/repository"
+    measure "this repository, every target" "all (--enable-all-traits)" "$work/repository" "$work/repository" \
+        --enable-all-traits --enable-all-traits
+fi
 
 echo "| product | trait | packages resolved | clones (.build/repositories) | checkouts | resolve s | first debug build s | build warnings |"
 echo "|---|---|---|---|---|---|---|---|"

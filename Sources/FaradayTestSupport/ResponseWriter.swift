@@ -10,6 +10,9 @@ struct ResponseWriter: Sendable {
     /// A HEAD request: heads are written, bodies are not.
     let isHead: Bool
     let counters: Counters
+    /// The request asked for its connection to close after the answer (`Connection: close`): the
+    /// head says so, as nginx's does; a client that reads no `close` may keep the connection.
+    var closesConnection = false
 
     /// Writes bytes exactly as given.
     func raw(_ bytes: String) async throws {
@@ -21,6 +24,9 @@ struct ResponseWriter: Sendable {
         var text =
             "HTTP/1.1 \(status) \(reason.isEmpty ? HTTPResponseStatus(statusCode: status).reasonPhrase : reason)\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        if closesConnection && !headers.contains(where: { $0.0.lowercased() == "connection" }) {
+            text += "connection: close\r\n"
+        }
         if let contentLength {
             if status != 204 && status != 304 { text += "content-length: \(contentLength)\r\n" }
         } else {

@@ -35,7 +35,8 @@ struct ServerConnection: Sendable {
                     outbound: outbound,
                     channel: channel,
                     isHead: head.method == .HEAD,
-                    counters: counters
+                    counters: counters,
+                    closesConnection: !head.isKeepAlive
                 )
                 let next = try await counters.answering { try await Routes.respond(to: request, with: writer) }
                 if next == .close || !head.isKeepAlive {

@@ -68,13 +68,14 @@ struct FaultPlan: Sendable {
     }
 }
 
-/// A small, fast, seedable random source (Steele, Lea and Flood's SplitMix64).
-struct SplitMix64: RandomNumberGenerator, Sendable {
+/// A small, fast, seedable random source (Steele, Lea and Flood's SplitMix64): what a test draws
+/// from, so that a failure can be replayed from its seed.
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
