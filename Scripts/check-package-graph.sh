@@ -16,15 +16,9 @@
 #
 # REPO (or $FARADAY_REPO): the package to check; default, the repository this script is in.
 set -euo pipefail
-source "$(dirname "$0")/consumer-package.sh"
-repo="${1:-${FARADAY_REPO:-$(dirname "$0")/..}}"
-repo="$(cd "$repo" && pwd)"
-identity="$(basename "$repo" | tr "[:upper:]" "[:lower:]")"
+source "$(dirname "$0")/consumer-package.sh" "$@"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-# product:trait, the trait a consumer must enable to use the product (none for the first two).
-products=(Faraday: FaradayHAL: FaradayNIO:NIO FaradayAsyncHTTPClient:AsyncHTTPClient
-    FaradayObservability:Observability FaradayXML:XML FaradayOpenAPI:OpenAPI)
 
 # The manifest as JSON; the scratch path keeps SwiftPM out of the repository's own .build.
 swift package --package-path "$repo" --scratch-path "$work/dump" dump-package > "$work/manifest.json" 2> "$work/dump.log" \

@@ -1,7 +1,17 @@
-# Sourced by check-package-graph.sh and measure-build-times.sh: writes, in DIR, a package that depends
-# on the repository at REPO (identity IDENTITY) for PRODUCT alone, with TRAIT enabled when given.
+# Sourced by check-package-graph.sh and measure-build-times.sh, with their arguments
+# (`source consumer-package.sh "$@"`): the repository they look at (the first argument, else
+# $FARADAY_REPO, else the one these scripts are in) and its package identity, each product with
+# the trait a package must enable to use it, and make_consumer, which writes, in DIR, a package
+# that depends on the repository at REPO (identity IDENTITY) for PRODUCT alone, with TRAIT enabled
+# when given.
 #
 #     make_consumer DIR REPO IDENTITY PRODUCT [TRAIT]
+repo="$(cd "${1:-${FARADAY_REPO:-$(dirname "${BASH_SOURCE[0]}")/..}}" && pwd)"
+identity="$(basename "$repo" | tr "[:upper:]" "[:lower:]")"
+# product:trait (none for the first two).
+products=(Faraday: FaradayHAL: FaradayNIO:NIO FaradayAsyncHTTPClient:AsyncHTTPClient
+    FaradayObservability:Observability FaradayXML:XML FaradayOpenAPI:OpenAPI)
+
 make_consumer() {
     local dir=$1 repo=$2 identity=$3 product=$4 trait=${5:-} traits=""
     [[ -n "$trait" ]] && traits=", traits: [\"$trait\"]"

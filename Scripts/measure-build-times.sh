@@ -19,16 +19,10 @@
 # a quick check of the script itself. ONLY="Faraday FaradayHAL": those products only, and not the
 # repository's own build.
 set -euo pipefail
-source "$(dirname "$0")/consumer-package.sh"
-repo="${1:-${FARADAY_REPO:-$(dirname "$0")/..}}"
-repo="$(cd "$repo" && pwd)"
-identity="$(basename "$repo" | tr "[:upper:]" "[:lower:]")"
+source "$(dirname "$0")/consumer-package.sh" "$@"
 skip_build="${SKIP_BUILD:-0}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-# product:trait, the trait a consumer must enable to use the product (none for the first two).
-products=(Faraday: FaradayHAL: FaradayNIO:NIO FaradayAsyncHTTPClient:AsyncHTTPClient
-    FaradayObservability:Observability FaradayXML:XML FaradayOpenAPI:OpenAPI)
 
 rows=()
 # measure NAME TRAIT DIR SOURCES RESOLVE_FLAGS BUILD_FLAGS: resolves and builds the package in DIR and
