@@ -4,6 +4,7 @@ import Faraday
 import FaradayNIO
 import Foundation
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import Tracing
@@ -66,11 +67,19 @@ extension AsyncHTTPClientAdapter {
         // the same on every adapter. Without a tracer that is also a few microseconds a request saved.
         clientConfiguration.tracing.tracer = nil
         let verify = verifier?.initializer()
-        // Each HTTP/1.1 connection reads as NIOAdapter's do (large reads for long bodies), and
-        // tells a reused connection's stale close from other failures.
+        // Each HTTP/1.1 connection reads as NIOAdapter's do (large reads for long bodies), hands
+        // on an early answer's end after its request's, and tells a reused connection's stale
+        // close from other failures.
         clientConfiguration.http1_1ConnectionDebugInitializer = { channel in
             let added = channel.setOption(.recvAllocator, value: Exchange.socketReads).flatMap {
-                StaleConnectionDetector.add(to: channel)
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    let decoder = try sync.context(handlerType: ByteToMessageHandler<HTTPResponseDecoder>.self)
+                    try sync.addHandlers(
+                        [AnswerEndAfterRequestEnd(), StaleConnectionDetector()],
+                        position: .after(decoder.handler)
+                    )
+                }
             }
             guard let verify else { return added }
             return added.flatMap { verify(channel) }

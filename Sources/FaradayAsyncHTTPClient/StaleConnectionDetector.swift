@@ -30,15 +30,6 @@ final class StaleConnectionDetector: ChannelDuplexHandler, RemovableChannelHandl
     /// A request went out and no byte of its answer has come.
     private var waitingForAnswer = false
 
-    /// Adds the detector after the response decoder of a connection AsyncHTTPClient set up.
-    static func add(to channel: any Channel) -> EventLoopFuture<Void> {
-        channel.eventLoop.makeCompletedFuture {
-            let sync = channel.pipeline.syncOperations
-            let decoder = try sync.context(handlerType: ByteToMessageHandler<HTTPResponseDecoder>.self)
-            try sync.addHandler(StaleConnectionDetector(), position: .after(decoder.handler))
-        }
-    }
-
     /// Whether a failure now is the stale close of a reused connection.
     private var isStale: Bool { waitingForAnswer && answered > 0 }
 

@@ -31,6 +31,13 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
             let (fault, random) = draw(name)
             let hasBody =
                 head.headers["content-length"].first.map { $0 != "0" } ?? !head.headers["transfer-encoding"].isEmpty
+            if fault == .okBeforeBody && hasBody {
+                skippingBody = true
+                answersBegun += 1
+                let body = FaultServer.responseBody(for: name)
+                write(context, Self.okHead(name: name, bodyCheck: "unread", keepAlive: true, length: body.count), body)
+                return
+            }
             if fault == .answerBeforeBody && hasBody {
                 skippingBody = true
                 answersBegun += 1
@@ -47,7 +54,9 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard !skippingBody else { return }
             request?.body += chunk.readBytes(length: chunk.readableBytes) ?? []
         case .end:
-            guard !skippingBody else { return }
+            // The body of a request answered before it: only okBeforeBody's connection is still
+            // open, and closes now.
+            guard !skippingBody else { return close(context, reset: false) }
             guard let request else { return }
             self.request = nil
             answer(context, request)
@@ -65,11 +74,19 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
         var random = request.random
         let body = FaultServer.responseBody(for: request.name)
         let bodyOK = request.body.isEmpty || request.body == FaultServer.requestBody(for: request.name)
-        let headers =
-            "content-type: application/octet-stream\r\nx-request-name: \(request.name)\r\n"
-            + "x-request-body: \(bodyOK ? "ok" : "wrong")\r\n" + (request.keepAlive ? "" : "connection: close\r\n")
-        let fixedHead = "HTTP/1.1 200 OK\r\n\(headers)content-length: \(body.count)\r\n\r\n"
-        let chunkedHead = "HTTP/1.1 200 OK\r\n\(headers)transfer-encoding: chunked\r\n\r\n"
+        let bodyCheck = bodyOK ? "ok" : "wrong"
+        let fixedHead = Self.okHead(
+            name: request.name,
+            bodyCheck: bodyCheck,
+            keepAlive: request.keepAlive,
+            length: body.count
+        )
+        let chunkedHead = Self.okHead(
+            name: request.name,
+            bodyCheck: bodyCheck,
+            keepAlive: request.keepAlive,
+            length: nil
+        )
         let half = body.count / 2
         if request.fault != .neverAnswer && request.fault != .halfCloseAfterRequest { answersBegun += 1 }
         let loop = context.eventLoop.assumeIsolated()
@@ -130,6 +147,9 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .answerBeforeBody:
             // A request without a body: answered whole, and the connection closed after it.
             finish(context, write(context, fixedHead, body), keepAlive: false)
+        case .okBeforeBody:
+            // A request without a body: answered whole.
+            finish(context, write(context, fixedHead, body), keepAlive: request.keepAlive)
         case .neverAnswer:
             break
         }
@@ -146,6 +166,13 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(1 + random.next() % 4))) {
             self.drip(context, pieces: Array(pieces.dropFirst()), random: random, keepAlive: keepAlive)
         }
+    }
+
+    /// The head of a `200`: its body `length` long, or chunked when `nil`.
+    private static func okHead(name: String, bodyCheck: String, keepAlive: Bool, length: Int?) -> String {
+        "HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\nx-request-name: \(name)\r\n"
+            + "x-request-body: \(bodyCheck)\r\n" + (keepAlive ? "" : "connection: close\r\n")
+            + (length.map { "content-length: \($0)\r\n" } ?? "transfer-encoding: chunked\r\n") + "\r\n"
     }
 
     /// Closes the connection after `written` when the request asked for that.

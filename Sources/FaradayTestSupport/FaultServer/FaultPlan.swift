@@ -29,22 +29,27 @@ public enum Fault: String, CaseIterable, Sendable {
     /// A `413` with `Connection: close` as soon as the head arrives, before any of the request's
     /// body is read (nginx's answer to a body over its limit).
     case answerBeforeBody
+    /// A `200` as soon as the head of a request with a body arrives, the connection kept (nginx's
+    /// `return 200` for a POST: it reads and discards the body afterwards); the connection is then
+    /// closed as the request's body ends, as a keep-alive timeout falling right then does. The
+    /// answer says `x-request-body: unread`. A request without a body is answered whole.
+    case okBeforeBody
     /// The request is read and never answered; the connection stays open.
     case neverAnswer
 
     /// How often each fault is drawn, in parts of 1,000: most answers are whole, as on a real
     /// network, and every fault comes up often enough to be met hundreds of times in 20,000 calls.
     static let weights: [(Fault, Int)] = [
-        (.fixedLength, 430), (.chunked, 120), (.dripBody, 30), (.stallHead, 30), (.closeWhenIdle, 120),
+        (.fixedLength, 400), (.chunked, 120), (.dripBody, 30), (.stallHead, 30), (.closeWhenIdle, 120),
         (.resetBeforeHead, 30), (.resetInHead, 30), (.resetInFixedBody, 30), (.resetInChunkedBody, 30),
         (.malformedHead, 30), (.malformedChunkSize, 30), (.halfCloseAfterRequest, 30), (.answerBeforeBody, 30),
-        (.neverAnswer, 10),
+        (.okBeforeBody, 30), (.neverAnswer, 10),
     ]
 
     /// Whether a client gets the whole, right answer.
     public var answersWhole: Bool {
         switch self {
-        case .fixedLength, .chunked, .dripBody, .stallHead, .closeWhenIdle: true
+        case .fixedLength, .chunked, .dripBody, .stallHead, .closeWhenIdle, .okBeforeBody: true
         default: false
         }
     }

@@ -44,8 +44,9 @@ public final class FaultServer: Sendable {
     /// Connections open now.
     public var connectionsOpen: Int { state.withLockedValue { $0.open.count } }
 
-    /// Starts a server whose faults are drawn from `seed`.
-    public static func start(seed: UInt64) async throws -> FaultServer {
+    /// Starts a server whose faults are drawn from `seed`, or that meets every request with
+    /// `fault` when one is given (a test of that fault alone).
+    public static func start(seed: UInt64, always fault: Fault? = nil) async throws -> FaultServer {
         let state = NIOLockedValueBox(State())
         let plan = FaultPlan(seed: seed)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -69,7 +70,8 @@ public final class FaultServer: Sendable {
                             state.withLockedValue { state in
                                 let attempt = state.arrivals[name, default: 0] + 1
                                 state.arrivals[name] = attempt
-                                let drawn = plan.fault(for: name, attempt: attempt)
+                                var drawn = plan.fault(for: name, attempt: attempt)
+                                if let fault { drawn.0 = fault }
                                 state.drawn[drawn.0, default: 0] += 1
                                 return drawn
                             }
