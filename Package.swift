@@ -36,8 +36,13 @@ let package = Package(
         .library(name: "FaradayObservability", targets: ["FaradayObservability"]),
         .library(name: "FaradayOpenAPI", targets: ["FaradayOpenAPI"]),
     ],
-    // One trait per heavy product, none on by default: see the README's Install section.
+    // One trait per heavy product, none on by default, and URLSession, on by default: see the
+    // README's Install section.
     traits: [
+        .trait(
+            name: "URLSession",
+            description: "URLSessionAdapter, the default adapter (FoundationNetworking and libcurl on Linux)."
+        ),
         .trait(name: "NIO", description: "FaradayNIO: HTTP/1.1 on SwiftNIO, with TLS (swift-nio-ssl)."),
         .trait(
             name: "AsyncHTTPClient",
@@ -50,7 +55,7 @@ let package = Package(
         ),
         .trait(name: "XML", description: "FaradayXML: XML bodies on XMLCoder."),
         .trait(name: "OpenAPI", description: "FaradayOpenAPI: a ClientTransport for swift-openapi-generator clients."),
-        .default(enabledTraits: []),
+        .default(enabledTraits: ["URLSession"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),

@@ -18,7 +18,7 @@ let package = Package(
     name: "faraday-benchmarks",
     platforms: [.macOS(.v13)],
     dependencies: [
-        .package(name: "faraday-swift", path: "..", traits: ["AsyncHTTPClient", "NIO"]),
+        .package(name: "faraday-swift", path: "..", traits: [.defaults, "AsyncHTTPClient", "NIO"]),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),

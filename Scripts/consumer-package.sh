@@ -3,9 +3,11 @@
 # $FARADAY_REPO, else the one these scripts are in) and its package identity, each product with
 # the trait a package must enable to use it, and make_consumer, which writes, in DIR, a package
 # that depends on the repository at REPO (identity IDENTITY) for PRODUCT alone, with TRAIT enabled
-# when given.
+# when given (`none`: no trait at all, the default ones off too), as a library target, or as an
+# executable target when KIND is `executableTarget` (its code is then DIR/Sources/Consumer/main.swift's
+# to write).
 #
-#     make_consumer DIR REPO IDENTITY PRODUCT [TRAIT]
+#     make_consumer DIR REPO IDENTITY PRODUCT [TRAIT [KIND]]
 repo="$(cd "${1:-${FARADAY_REPO:-$(dirname "${BASH_SOURCE[0]}")/..}}" && pwd)"
 identity="$(basename "$repo" | tr "[:upper:]" "[:lower:]")"
 # product:trait (none for the first two).
@@ -13,8 +15,9 @@ products=(Faraday: FaradayHAL: FaradayNIO:NIO FaradayAsyncHTTPClient:AsyncHTTPCl
     FaradayObservability:Observability FaradayXML:XML FaradayOpenAPI:OpenAPI)
 
 make_consumer() {
-    local dir=$1 repo=$2 identity=$3 product=$4 trait=${5:-} traits=""
+    local dir=$1 repo=$2 identity=$3 product=$4 trait=${5:-} kind=${6:-target} traits=""
     [[ -n "$trait" ]] && traits=", traits: [\"$trait\"]"
+    [[ "$trait" == none ]] && traits=", traits: []"
     mkdir -p "$dir/Sources/Consumer"
     cat > "$dir/Package.swift" <<MANIFEST
 // swift-tools-version:6.1
@@ -23,8 +26,9 @@ let package = Package(
     name: "Consumer",
     platforms: [.macOS(.v15), .iOS(.v18)],
     dependencies: [.package(path: "$repo"$traits)],
-    targets: [.target(name: "Consumer", dependencies: [.product(name: "$product", package: "$identity")])]
+    targets: [.$kind(name: "Consumer", dependencies: [.product(name: "$product", package: "$identity")])]
 )
 MANIFEST
-    echo "import $product" > "$dir/Sources/Consumer/Consumer.swift"
+    [[ "$kind" == target ]] && echo "import $product" > "$dir/Sources/Consumer/Consumer.swift"
+    return 0
 }

@@ -47,8 +47,8 @@ extension FaradayError {
         /// A handler sits where it cannot work (``Handler/checkPlacement(in:at:)``); the message
         /// says where it belongs. Raised by the connection's first request, before anything is sent.
         public static let misplacedHandler = Code(.misplacedHandler)
-        /// The connection has no adapter at the bottom of its stack. No longer raised: a stack
-        /// without one uses ``URLSessionAdapter``; kept for code that matches on it.
+        /// The connection has no adapter at the bottom of its stack, and the package's
+        /// `URLSession` trait, which makes `URLSessionAdapter` the default, is off.
         public static let noAdapter = Code(.noAdapter)
         /// The adapter cannot honour an option of the request and refused to send it.
         public static let unsupportedOption = Code(.unsupportedOption)

@@ -13,7 +13,8 @@
 public struct RackBuilder: Sendable {
     /// The handlers, outermost first.
     public private(set) var handlers: [any Handler] = []
-    /// The adapter at the bottom of the stack; ``URLSessionAdapter`` when none is set.
+    /// The adapter at the bottom of the stack; `URLSessionAdapter` when none is set (with the
+    /// package's `URLSession` trait, on by default; without it a stack must set one).
     public var adapter: (any Adapter)?
 
     /// Creates an empty builder.
@@ -88,7 +89,8 @@ public struct RackBuilder: Sendable {
         for (index, handler) in handlers.enumerated() {
             try handler.checkPlacement(in: handlers, at: index)
         }
-        let adapter = adapter ?? URLSessionAdapter()
+        let adapter: any Adapter
+        if let chosen = self.adapter { adapter = chosen } else { adapter = try Self.defaultAdapter() }
         let app = handlers.reversed().reduce(StackBase(adapter: adapter) as any App) { app, handler in
             Self.layer(handler.build(app: app))
         }
@@ -101,6 +103,20 @@ public struct RackBuilder: Sendable {
 }
 
 extension RackBuilder {
+    /// The adapter of a stack that sets none: ``URLSessionAdapter``, when the package's
+    /// `URLSession` trait (on by default) compiled it in.
+    fileprivate static func defaultAdapter() throws(FaradayError) -> any Adapter {
+        #if URLSession
+        URLSessionAdapter()
+        #else
+        throw FaradayError(
+            .noAdapter,
+            "The stack has no adapter: set builder.adapter (NIOAdapter(), say), or enable the package's "
+                + "URLSession trait for URLSessionAdapter, the default."
+        )
+        #endif
+    }
+
     /// A middleware as the stack runs it: its hooks around its `call`, whatever it implements.
     fileprivate static func layer(_ middleware: any Middleware) -> any App {
         if let stateless = middleware as? any Middleware<Void> { return StatelessLayer(stateless) }

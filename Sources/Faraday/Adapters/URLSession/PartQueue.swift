@@ -1,3 +1,4 @@
+#if URLSession
 import Foundation
 
 /// Body parts in arrival order. Taking the first is O(1): an array's `removeFirst` moves every
@@ -29,3 +30,4 @@ struct PartQueue {
         return part
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if URLSession
 import Foundation
 import HTTPTypes
 
@@ -168,3 +169,4 @@ extension URLSessionAdapter {
         }
     }
 }
+#endif

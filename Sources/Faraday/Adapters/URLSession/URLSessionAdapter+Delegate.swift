@@ -1,3 +1,4 @@
+#if URLSession
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -121,3 +122,4 @@ extension URLSessionAdapter {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if URLSession
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -9,3 +10,4 @@ extension URLSessionAdapter {
     /// `connection.use(handler: URLSessionAdapter.Handler())`.
     public typealias Handler = URLSessionAdapter
 }
+#endif

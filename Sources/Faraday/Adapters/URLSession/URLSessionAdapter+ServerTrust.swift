@@ -1,4 +1,4 @@
-#if canImport(Security) && canImport(CryptoKit)
+#if URLSession && canImport(Security) && canImport(CryptoKit)
 import CryptoKit
 import Foundation
 import Security

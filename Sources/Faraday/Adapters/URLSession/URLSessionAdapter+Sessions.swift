@@ -1,3 +1,4 @@
+#if URLSession
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -110,3 +111,4 @@ extension URLSessionAdapter {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if URLSession
 import Foundation
 import HTTPTypes
 
@@ -235,3 +236,4 @@ public final class URLSessionAdapter: Adapter {
         }
     }
 }
+#endif

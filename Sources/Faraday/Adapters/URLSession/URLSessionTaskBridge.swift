@@ -1,3 +1,4 @@
+#if URLSession
 import Foundation
 import HTTPTypes
 
@@ -308,3 +309,4 @@ final class URLSessionTaskBridge: Sendable {
         taken.cancelTask?()
     }
 }
+#endif
