@@ -32,8 +32,8 @@ public struct CampaignRun: Sendable {
     public var report: FaultCampaign.Report
     /// How many times the server drew each fault.
     public var faults: [Fault: Int]
-    /// Calls NIOAdapter counted as holding a connection once every call had ended (`nil` on the
-    /// other adapters, which do not tell).
+    /// Calls NIOAdapter counted as holding a connection, or URLSessionAdapter as having a task,
+    /// once every call had ended (`nil` on AsyncHTTPClientAdapter, which does not tell).
     public var callsInUseAfter: Int?
     /// This process's open file descriptors before the adapter was made and after it was shut
     /// down and the server saw every connection close (`nil` without `/proc`).
@@ -45,7 +45,7 @@ public struct CampaignRun: Sendable {
     /// What broke an invariant; empty when none did.
     public var violations: [String] {
         var found = report.violations
-        if let callsInUseAfter, callsInUseAfter != 0 { found.append("\(callsInUseAfter) calls still hold connections") }
+        if let callsInUseAfter, callsInUseAfter != 0 { found.append("\(callsInUseAfter) calls still in use") }
         if let descriptorsBefore, let descriptorsAfter, descriptorsAfter > descriptorsBefore {
             found.append("\(descriptorsAfter - descriptorsBefore) file descriptors left open")
         }
@@ -98,8 +98,17 @@ public struct CampaignRun: Sendable {
                 builder.adapter = adapter
             }
             report = await campaign.run(connection, prefix: prefix)
+            if let urlSession = adapter as? URLSessionAdapter {
+                // A task cancelled at its call's deadline completes on the delegate's queue a
+                // moment after the call ended.
+                let end = ContinuousClock.now + .seconds(5)
+                while urlSession.callsInUse > 0 && ContinuousClock.now < end {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                inUse = urlSession.callsInUse
+            }
             if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
-                inUse = (adapter as? NIOAdapter)?.callsInUse
+                inUse = (adapter as? NIOAdapter)?.callsInUse ?? inUse
                 try await (adapter as? NIOAdapter)?.shutdown()
             }
             try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()

@@ -19,6 +19,9 @@ extension URLSessionAdapter {
             bridges.withLock { $0[ObjectIdentifier(task)] = bridge }
         }
 
+        /// Tasks registered and not yet completed.
+        var tasksInFlight: Int { bridges.withLock { $0.count } }
+
         func bridge(_ task: URLSessionTask) -> URLSessionTaskBridge? {
             bridges.withLock { $0[ObjectIdentifier(task)] }
         }

@@ -34,6 +34,10 @@ public final class URLSessionAdapter: Adapter {
     /// The session of requests with the default TLS options and no pin.
     let session: URLSession
     let delegate: Delegate
+
+    /// Calls whose task has not completed yet: 0 once every call ended (the fault campaign checks).
+    package var callsInUse: Int { delegate.tasksInFlight }
+
     /// One session per set of TLS options and pinned host: URLSession checks a server's
     /// certificates once per connection, so a request may reuse only a connection opened under
     /// every TLS option it has (curl CVE-2021-22924, CVE-2022-27782). The default options and no
