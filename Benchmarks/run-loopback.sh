@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The loopback suite: builds LoopbackBenchmark in release mode, starts nginx on 127.0.0.1 pinned to
 # the last core, runs the client pinned to the first core, and prints the Markdown tables that
-# README.md records.
+# README.md summarises.
 #
 # Usage: Benchmarks/run-loopback.sh [requests] [rounds] [stream-bytes]   (20000 3 1073741824)
 #        ONLY=requests|streams|cache Benchmarks/run-loopback.sh …           (one part of the suite)

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Fails when the core names a middleware type (one declared at the top level of a file under
-# Middleware/): the files of Stack/, Env/, Response/, Connection/ and Errors/ in Sources/Faraday
-# may name no type declared under Middleware/, so that any middleware can be removed or replaced
-# without touching the core (the layering rule of the README's "Layout" section). Comments are not read; names inside string literals count (an error message that
-# names a middleware couples the core to it as much as code does).
+# Middleware/): the files of Stack/, Env/, Body/, Response/, Connection/, Errors/, Concurrency/ and
+# Progress/ in Sources/Faraday may name no type declared under Middleware/, so that any middleware
+# can be removed or replaced without touching the core (the layering rule of the README's "Layout"
+# section). Comments are not read; names inside string literals count (an error message that names
+# a middleware couples the core to it as much as code does).
 set -euo pipefail
 cd "$(dirname "$0")/../Sources/Faraday"
-core=(Stack Env Response Connection Errors)
+core=(Stack Env Body Response Connection Errors Concurrency Progress)
 mapfile -t types < <(grep -rhoE '^(public |package |internal |fileprivate |private )?(final )?(struct|class|enum|protocol|actor|typealias) +[A-Z][A-Za-z0-9]*' Middleware \
     | awk '{print $NF}' | sort -u)
 found=0
@@ -21,7 +22,7 @@ for type in "${types[@]}"; do
     fi
 done
 if [[ $found -ne 0 ]]; then
-    echo "Move what belongs to a middleware into its folder (a typed key or an extension); see DESIGN.md, Layering."
+    echo "Move what belongs to a middleware into its folder (a typed key or an extension); see the README's Layout section."
     exit 1
 fi
 echo "core layering: ${#types[@]} middleware types, none named by ${core[*]}"

@@ -47,6 +47,19 @@ do {
     print(error.document?.code ?? "-", error.document?.message ?? error.message)
 }
 
+// snippet.inATask
+// Swift infers `throws(any Error)` for a closure (a `Task`, a task group's child): say the type
+// where the call is caught, and `catch` gets a FaradayError there too.
+let firstID = Task { () -> Int? in
+    do throws(FaradayError) {
+        return try await connection.get("users/1").decode(User.self).id
+    } catch {
+        print(error.code, error.message)
+        return nil
+    }
+}
+print(await firstID.value ?? 0)
+
 // snippet.allowed
 // Statuses a caller handles itself are let through:
 let lenient = try Connection(url: "https://api.example.com") { builder in

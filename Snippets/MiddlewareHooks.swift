@@ -29,7 +29,8 @@ struct RequireBody: Middleware {
 }
 
 // snippet.both
-/// Measures each call, from the request going down to each completion coming up.
+/// Measures each call, from the request going down to its final completion coming up (a
+/// stream's frames pass untouched: `isFinal` is `false` on them).
 struct Timing: Middleware {
     enum ElapsedKey: EnvKey { typealias Value = Duration }
 
@@ -41,6 +42,7 @@ struct Timing: Middleware {
     }
 
     func onComplete(_ env: inout Env, state start: ContinuousClock.Instant) throws {
+        guard env.isFinal else { return }
         env[ElapsedKey.self] = .now - start
     }
 

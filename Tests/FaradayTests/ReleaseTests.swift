@@ -5,9 +5,7 @@ import Testing
 /// The version is in one place: `faradayVersion`, which the `User-Agent` sends and the
 /// CHANGELOG's newest version heading names.
 @Suite struct ReleaseTests {
-    private static let changelog = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appending(path: "CHANGELOG.md")
+    private static let changelog = TestResources.repository.appending(path: "CHANGELOG.md")
 
     @Test func theChangelogsNewestVersionIsThePackageVersion() throws {
         let text = try String(contentsOf: Self.changelog, encoding: .utf8)

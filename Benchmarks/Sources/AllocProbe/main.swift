@@ -15,7 +15,7 @@
 // With `COLD=KiB` (2048, say), each GET is preceded by writes across a buffer of that size, which
 // push the stack's code and data out of the core's first two cache levels, as the kernel and the
 // event loops do between two requests over the network. Compare stacks by their difference (both
-// pay the writes). Measured (README, fifth session): it adds about a quarter to the six's cost,
+// pay the writes). Measured (issue 22's fifth session, in Benchmarks/README.md's history): it adds about a quarter to the six's cost,
 // not the three to four times the network shows, which comes from elsewhere.
 //
 // The loop runs off the main actor, as a server's request handler does, so that each GET does

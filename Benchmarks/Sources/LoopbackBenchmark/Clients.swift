@@ -35,7 +35,7 @@ enum Client: String, CaseIterable, Sendable {
     case faradayURLSessionSix
 
     /// The clients of a full run; the others are experiments, run one at a time by name (they
-    /// back the decision record in README.md).
+    /// back issue 48's decision record, in Benchmarks/README.md's history).
     static let suite: [Client] = [
         .rawAsyncHTTPClient, .rawAsyncHTTPClientDelegate, .faradayAsyncHTTPClientEmpty, .faradayAsyncHTTPClientSix,
         .faradayNIOEmpty, .faradayNIOSix, .rawURLSession, .faradayURLSessionEmpty, .faradayURLSessionSix,

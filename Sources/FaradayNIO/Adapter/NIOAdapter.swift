@@ -117,7 +117,7 @@ public final class NIOAdapter: Adapter {
     /// one with room for one more call, else the next in turn that has (else the caller's or the
     /// next in turn). Prefer it for tasks of your own that make many calls (a task group's
     /// `addTask(executorPreference:)`): their calls then run where their bytes are, with no hop
-    /// between Swift's pool and the loop (`Benchmarks/README.md`, `CALLER=loop`).
+    /// between Swift's pool and the loop (`Benchmarks/README.md`: the `CALLER=loop` runs).
     public func loopExecutor() -> any TaskExecutor {
         pool().executor
     }

@@ -9,6 +9,10 @@ extension Response {
     ///     plain `JSONDecoder` when the stack has none.
     /// - Throws: the call's error, or ``FaradayError/Code/parsingFailed`` carrying the response and
     ///   the `DecodingError` (with its coding path).
+    ///
+    /// It does not look at the status: without ``RaiseError`` in the stack (or a typed
+    /// ``Endpoint``, which checks it), a `404` whose body is not a `type` fails as
+    /// `parsingFailed`, with no error document; with it, as `resourceNotFound` with the document.
     public func decode<Value: Decodable>(
         _ type: Value.Type,
         decoder: JSONDecoder? = nil

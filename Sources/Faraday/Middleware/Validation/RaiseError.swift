@@ -37,7 +37,8 @@ public struct RaiseError: Middleware {
 
 extension FaradayError {
     /// The error for a 4xx or 5xx response, with its JSON error document, or `nil` for other
-    /// statuses and for those in `allowed`.
+    /// statuses and for those in `allowed`. A 401, 403 or 407 to a request the stack sent without
+    /// credentials says why (``Env/withheldCredentials``).
     public static func statusError(for env: Env, allowing allowed: Set<Int> = []) -> FaradayError? {
         guard let response = env.response, !allowed.contains(response.status.code),
             let code = Code.forStatus(response.status)
@@ -54,6 +55,9 @@ extension FaradayError {
             let parts =
                 document.title.map { [$0, document.detail].compactMap { $0 } } ?? [document.message].compactMap { $0 }
             if !parts.isEmpty { error.message += " " + parts.joined(separator: ": ") }
+        }
+        if [401, 403, 407].contains(response.status.code), let withheld = env.withheldCredentials {
+            error.message += " " + withheld
         }
         return error
     }

@@ -1,9 +1,12 @@
 import Foundation
 
-/// A type-erased asynchronous sequence of byte chunks.
+/// A type-erased asynchronous sequence of byte chunks. What its source throws comes out as a
+/// ``FaradayError`` (another error as ``FaradayError/Code/unknown``, with it as the underlying one).
 public struct ByteStream: AsyncSequence, Sendable {
     /// One chunk of bytes.
     public typealias Element = Data
+    /// Every failure is a ``FaradayError``.
+    public typealias Failure = FaradayError
     // Erased behind protocols of this file, not `any AsyncSequence<Data, any Error>`: the
     // `Failure` type that spelling needs is macOS 15 / iOS 18 and later.
     private let base: any ErasedChunks
@@ -15,10 +18,18 @@ public struct ByteStream: AsyncSequence, Sendable {
 
     /// Iterates the chunks.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// Every failure is a ``FaradayError``.
+        public typealias Failure = FaradayError
         fileprivate var base: any ErasedChunkIterator
 
         /// The next chunk, or `nil` at the end.
-        public mutating func next() async throws -> Data? { try await base.next() }
+        public mutating func next() async throws(FaradayError) -> Data? {
+            do {
+                return try await base.next()
+            } catch {
+                throw FaradayError.wrapping(error)
+            }
+        }
     }
 
     /// Makes an iterator.
@@ -30,15 +41,12 @@ extension ByteStream {
     /// naming `what` ("The request body"), and with what the stream threw, as a ``FaradayError``.
     func collect(upTo limit: Int, _ what: String) async throws(FaradayError) -> Data {
         var data = Data()
-        do {
-            for try await chunk in self {
-                guard data.count + chunk.count <= limit else {
-                    throw FaradayError(.bodyTooLarge, "\(what) is larger than \(limit) bytes.")
-                }
-                data.append(chunk)
+        var chunks = makeAsyncIterator()
+        while let chunk = try await chunks.next() {
+            guard data.count + chunk.count <= limit else {
+                throw FaradayError(.bodyTooLarge, "\(what) is larger than \(limit) bytes.")
             }
-        } catch {
-            throw FaradayError.wrapping(error)
+            data.append(chunk)
         }
         return data
     }

@@ -23,6 +23,45 @@ import Testing
         }
     }
 
+    /// A 401 to a request the stack sent without credentials (to another origin than the
+    /// connection's) says why; one to the connection's own origin does not.
+    @Test func anUnauthorizedAnswerToARequestSentWithoutCredentialsSaysWhy() async throws {
+        let stubs = TestAdapter()
+        stubs.get("https://other.example/x") { _, _ in StubResponse(status: .unauthorized) }
+        stubs.get("/v1/x") { _, _ in StubResponse(status: .unauthorized) }
+        let connection = try Connection(url: "https://api.example.com/v1", headers: [.authorization: "Bearer t"]) {
+            $0.use(RaiseError.Handler())
+            $0.adapter = stubs
+        }
+        await #expect {
+            try await connection.get("https://other.example/x").value
+        } throws: { error in
+            (error as? FaradayError)?.message == "The server answered 401 Unauthorized. No credentials were sent: "
+                + "https://other.example:443 is not one of the credential origins (https://api.example.com:443)."
+        }
+        await #expect {
+            try await connection.get("x").value
+        } throws: { error in
+            (error as? FaradayError)?.message == "The server answered 401 Unauthorized."
+        }
+    }
+
+    @Test func localhostAndALoopbackAddressAreDifferentOriginsAndTheErrorSaysSo() async throws {
+        let stubs = TestAdapter()
+        stubs.get("http://localhost:8080/x") { _, _ in StubResponse(status: .forbidden) }
+        let connection = try Connection(url: "http://127.0.0.1:8080", headers: [.authorization: "Bearer t"]) {
+            $0.use(RaiseError.Handler())
+            $0.adapter = stubs
+        }
+        await #expect {
+            try await connection.get("http://localhost:8080/x").value
+        } throws: { error in
+            (error as? FaradayError)?.message.hasSuffix(
+                "(http://127.0.0.1:8080). localhost, 127.0.0.1 and [::1] are different origins."
+            ) == true
+        }
+    }
+
     @Test func successAndAllowedStatusesPass() async throws {
         let stubs = TestAdapter()
         stubs.get("/v1/ok") { _, _ in StubResponse(status: .ok) }

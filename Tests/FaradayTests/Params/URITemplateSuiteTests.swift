@@ -17,8 +17,7 @@ import Testing
         var testDescription: String { "\(file): \(template)" }
     }
 
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appending(path: "Resources/uritemplate-test")
+    static let folder = TestResources.url("uritemplate-test")
 
     static let cases: [Case] = {
         let files = [

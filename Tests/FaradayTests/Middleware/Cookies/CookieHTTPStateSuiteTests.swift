@@ -43,8 +43,7 @@ import Testing
         }
     }
 
-    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appending(path: "Resources/http-state/parser.json")
+    static let file = TestResources.url("http-state/parser.json")
 
     static let cases: [Case] = {
         guard let data = try? Data(contentsOf: file) else { return [] }

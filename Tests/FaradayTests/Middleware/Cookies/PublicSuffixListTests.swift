@@ -8,8 +8,7 @@ import Testing
 @Suite struct PublicSuffixListTests {
     /// `checkPublicSuffix('input', 'registrable')` lines; `null` is `nil`.
     static let cases: [(input: String, registrable: String?)] = {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appending(path: "Resources/PublicSuffixList/test_psl.txt")
+        let file = TestResources.url("PublicSuffixList/test_psl.txt")
         guard let text = try? String(contentsOf: file, encoding: .utf8) else { return [] }
         return text.split(whereSeparator: \.isNewline).compactMap { line in
             guard line.hasPrefix("checkPublicSuffix(") else { return nil }

@@ -7,8 +7,7 @@ import Testing
 /// Resources/JSONTestSuite): every `y_` text accepted, every `n_` text refused with a positioned
 /// error, every `i_` text as the documented policy says (``JSONParser``).
 @Suite struct JSONConformanceTests {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appending(path: "Resources/JSONTestSuite/test_parsing")
+    static let folder = TestResources.url("JSONTestSuite/test_parsing")
 
     static func cases(_ prefix: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
