@@ -272,6 +272,8 @@ let package = Package(
                 "FaultCampaign",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             // The HTTP caching suite's tests, read from their path, with their licence.
             exclude: ["Resources"],

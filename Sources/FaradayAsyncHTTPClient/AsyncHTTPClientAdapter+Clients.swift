@@ -68,10 +68,13 @@ extension AsyncHTTPClientAdapter {
         clientConfiguration.tracing.tracer = nil
         let verify = verifier?.initializer()
         // Each HTTP/1.1 connection reads as NIOAdapter's do (large reads for long bodies), hands
-        // on an early answer's end after its request's, and tells a reused connection's stale
-        // close from other failures.
+        // on an early answer's end after its request's (and closes after that end when the server
+        // closed first), and tells a reused connection's stale close from other failures.
         clientConfiguration.http1_1ConnectionDebugInitializer = { channel in
             let added = channel.setOption(.recvAllocator, value: Exchange.socketReads).flatMap {
+                // The server's close reaches AnswerEndAfterRequestEnd, which closes the connection.
+                channel.setOption(.allowRemoteHalfClosure, value: true)
+            }.flatMap {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     let decoder = try sync.context(handlerType: ByteToMessageHandler<HTTPResponseDecoder>.self)

@@ -122,6 +122,9 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
                     self.close(context, reset: reset)
                 }
             }
+        case .closeAfterAnswer:
+            let head = Self.okHead(name: request.name, bodyCheck: bodyCheck, keepAlive: false, length: body.count)
+            finish(context, write(context, head, body), keepAlive: false)
         case .resetBeforeHead:
             close(context, reset: true)
         case .resetInHead:

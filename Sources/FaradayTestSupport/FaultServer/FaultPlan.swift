@@ -12,6 +12,10 @@ public enum Fault: String, CaseIterable, Sendable {
     /// A whole response, then the connection closed a moment later, as a keep-alive timeout
     /// does: a request sent on it then meets a closed connection.
     case closeWhenIdle
+    /// A whole response with `Connection: close`, the connection closed as soon as it is written,
+    /// whatever the request asked (gunicorn's sync workers; nginx at its `keepalive_requests`).
+    /// The close may arrive before a client has marked its request's end sent.
+    case closeAfterAnswer
     /// A TCP reset before any byte of the response.
     case resetBeforeHead
     /// A TCP reset in the middle of the response's head.
@@ -40,7 +44,8 @@ public enum Fault: String, CaseIterable, Sendable {
     /// How often each fault is drawn, in parts of 1,000: most answers are whole, as on a real
     /// network, and every fault comes up often enough to be met hundreds of times in 20,000 calls.
     static let weights: [(Fault, Int)] = [
-        (.fixedLength, 400), (.chunked, 120), (.dripBody, 30), (.stallHead, 30), (.closeWhenIdle, 120),
+        (.fixedLength, 370), (.chunked, 120), (.dripBody, 30), (.stallHead, 30), (.closeWhenIdle, 120),
+        (.closeAfterAnswer, 30),
         (.resetBeforeHead, 30), (.resetInHead, 30), (.resetInFixedBody, 30), (.resetInChunkedBody, 30),
         (.malformedHead, 30), (.malformedChunkSize, 30), (.halfCloseAfterRequest, 30), (.answerBeforeBody, 30),
         (.okBeforeBody, 30), (.neverAnswer, 10),
@@ -49,7 +54,7 @@ public enum Fault: String, CaseIterable, Sendable {
     /// Whether a client gets the whole, right answer.
     public var answersWhole: Bool {
         switch self {
-        case .fixedLength, .chunked, .dripBody, .stallHead, .closeWhenIdle, .okBeforeBody: true
+        case .fixedLength, .chunked, .dripBody, .stallHead, .closeWhenIdle, .closeAfterAnswer, .okBeforeBody: true
         default: false
         }
     }
