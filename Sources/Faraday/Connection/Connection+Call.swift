@@ -372,6 +372,6 @@ extension Connection {
         }
         var env = Env(request: consume request)
         env.bodyEncoders = stack.encoders
-        return Response(startEnv: env, app: stack.app, adapter: stack.adapter, start: start)
+        return Response(startEnv: env, stack: stack, start: start)
     }
 }

@@ -42,16 +42,23 @@ public final class Response: Sendable {
     var cancellation: CancellationToken { startEnv.cancellation }
     /// The request, for the errors of a call that failed before its response.
     var request: Request { startEnv.request }
+    /// The stack's adapter when it names the executor a call runs on, else `nil`: known when
+    /// the stack was built, so that other calls take no lock to learn it.
+    private let executorAdapter: (any Adapter)?
 
-    init(startEnv: Env, app: any App, adapter: any Adapter, start: Start?) {
+    init(startEnv: Env, stack: BuiltStack, start: Start?) {
         self.startEnv = startEnv
-        self.state = Locked(State(phase: .notStarted(State.Starter(app: app, start: start)), adapter: adapter))
+        self.executorAdapter = stack.executorAdapter
+        self.state = Locked(
+            State(phase: .notStarted(State.Starter(app: stack.app, start: start)), adapter: stack.adapter)
+        )
     }
 
     /// A handle for a call that failed before it could start (a bad URL or method).
     init(request: Request, failure: FaradayError) {
         let cancellation = CancellationToken()
         self.startEnv = Env(request: request, cancellation: cancellation)
+        self.executorAdapter = nil
         var env = startEnv
         env.error = failure.attaching(request)
         env.phase = .final
@@ -217,9 +224,8 @@ extension Response {
         }
 
         var phase: Phase
-        /// The stack's adapter until the call finishes, asked for the executor to run the call on
-        /// and whether the calling thread is its own; `nil` for a call that failed before it
-        /// could start.
+        /// The stack's adapter until the call finishes, asked whether the calling thread is its
+        /// own; `nil` for a call that failed before it could start.
         var adapter: (any Adapter)?
         /// The response, once its head is known.
         var completions: Completions?
@@ -260,7 +266,7 @@ extension Response {
     func onAdapterExecutor<T, Failure: Error>(
         _ body: () async throws(Failure) -> T
     ) async throws(Failure) -> T {
-        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
+        if executorAdapter != nil, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
             let executor = adapterExecutor()
         {
             return try await withTaskExecutorPreference(executor, operation: body)
@@ -272,10 +278,9 @@ extension Response {
     /// consumer awaits where it is.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     private func adapterExecutor() -> (any TaskExecutor)? {
-        let adapter = state.withLock { state -> (any Adapter)? in
-            guard case .notStarted = state.phase else { return nil }
-            return state.adapter
+        let notStarted = state.withLock { state in
+            if case .notStarted = state.phase { true } else { false }
         }
-        return adapter?.preferredExecutor(for: request)
+        return notStarted ? executorAdapter?.preferredExecutor(for: request) : nil
     }
 }

@@ -34,6 +34,10 @@ public protocol Adapter: App {
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     func preferredExecutor(for request: Request) -> (any TaskExecutor)?
 
+    /// Whether ``preferredExecutor(for:)`` names executors; `false` by default. Read once, when
+    /// the stack is built, so that a call on an adapter that names none never asks.
+    var namesExecutors: Bool { get }
+
     /// Whether the calling thread is one the adapter's own work runs on (one of its event
     /// loops); `false` by default. ``Response/wait(timeout:)`` refuses to block such a thread,
     /// since the call it would wait for could then never run.
@@ -44,6 +48,9 @@ extension Adapter {
     /// No preference: the stack runs where the caller awaits it.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     public func preferredExecutor(for request: Request) -> (any TaskExecutor)? { nil }
+
+    /// No executors named.
+    public var namesExecutors: Bool { false }
 
     /// The adapter runs nothing on threads of its own.
     public func ownsCurrentThread() -> Bool { false }

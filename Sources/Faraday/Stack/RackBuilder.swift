@@ -97,6 +97,7 @@ public struct RackBuilder: Sendable {
         return BuiltStack(
             app: app,
             adapter: adapter,
+            executorAdapter: adapter.namesExecutors ? adapter : nil,
             encoders: handlers.compactMap { $0 as? any BodyEncodingHandler }
         )
     }
@@ -141,7 +142,9 @@ struct BuildingFunction<Layer: Middleware>: Handler {
 /// A folded stack, its adapter, and the body encoders in it, outermost first.
 struct BuiltStack: Sendable {
     let app: any App
-    /// The adapter at the stack's base, which may name the executor a call runs on.
+    /// The adapter at the stack's base.
     let adapter: any Adapter
+    /// The adapter when it names the executors calls run on (``Adapter/namesExecutors``).
+    let executorAdapter: (any Adapter)?
     let encoders: [any BodyEncodingHandler]
 }

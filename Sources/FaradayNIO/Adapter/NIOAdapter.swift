@@ -113,6 +113,9 @@ public final class NIOAdapter: Adapter {
         loopExecutor()
     }
 
+    /// Every call runs on one of the loops.
+    public var namesExecutors: Bool { true }
+
     /// The executor of one of the event loops that serve calls: the caller's, when it runs on
     /// one with room for one more call, else the next in turn that has (else the caller's or the
     /// next in turn). Prefer it for tasks of your own that make many calls (a task group's
