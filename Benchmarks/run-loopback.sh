@@ -4,7 +4,8 @@
 # README.md summarises.
 #
 # Usage: Benchmarks/run-loopback.sh [requests] [rounds] [stream-bytes]   (20000 3 1073741824)
-#        ONLY=requests|streams|cache Benchmarks/run-loopback.sh …           (one part of the suite)
+#        ONLY=requests|streams|cache Benchmarks/run-loopback.sh …           (one part of the suite;
+#                                              streams include the downloads to a file)
 #        DOCUMENT=cookie.json …   (the document with a Set-Cookie: the jar's response side too)
 #        POOL=8 …                 (AsyncHTTPClient's connections per host; the protocol is 64)
 #        CLIENTS=a,b,c …          (the clients of the requests part, by name; LoopbackBenchmark's Client)
@@ -104,6 +105,16 @@ echo "|---|---|---|---|"
 for client in rawAsyncHTTPClient faradayAsyncHTTPClientEmpty faradayAsyncHTTPClientSix faradayNIOEmpty faradayNIOSix \
     rawURLSession faradayURLSessionEmpty faradayURLSessionSix; do
     taskset -c "$client_cores" "$bin" stream "$base" "$client" "$stream_bytes" "$rounds"
+done
+
+echo
+echo "Downloads of $stream_bytes bytes to a file (AsyncHTTPClient's FileDownloadDelegate; Faraday's"
+echo "connection.download), each client in a process of its own, the same columns"
+echo
+echo "| client | throughput | CPU per GiB | peak RSS |"
+echo "|---|---|---|---|"
+for client in rawAsyncHTTPClient faradayAsyncHTTPClientSix faradayNIOSix; do
+    taskset -c "$client_cores" "$bin" download "$base" "$client" "$stream_bytes" "$rounds"
 done
 
 # `perf stat` exits 0 where the counter is "<not supported>" (virtual machines): look at its output.

@@ -86,12 +86,14 @@ enum Client: String, CaseIterable, Sendable {
     }
 }
 
-/// One client set up against the server: it GETs a path (returning the body's length) and
-/// streams one (returning the bytes received).
+/// One client set up against the server: it GETs a path (returning the body's length), streams
+/// one (returning the bytes received), and downloads one to a file (returning the file's length).
 struct Runner: Sendable {
     let get: @Sendable (String) async throws -> Int
     let stream: @Sendable (String) async throws -> Int
     let shutdown: @Sendable () async throws -> Void
+    /// Only the raw AsyncHTTPClient client and Faraday's download to a file.
+    var download: @Sendable (_ path: String, _ file: URL) async throws -> Int = { _, _ in throw LoopbackError.usage }
 
     /// The connections each AsyncHTTPClient client may keep to the server, raw and under the
     /// adapter alike: 64 as issue 22's protocol says ("64 connections allowed"), or `POOL`.
@@ -190,7 +192,14 @@ struct Runner: Sendable {
                 for try await part in response.body { total += part.readableBytes }
                 return total
             },
-            shutdown: { try await http.shutdown() }
+            shutdown: { try await http.shutdown() },
+            // AsyncHTTPClient's own delegate for a download to a file.
+            download: { path, file in
+                let delegate = try FileDownloadDelegate(path: file.path)
+                let request = try HTTPClient.Request(url: prefix + path)
+                let progress = try await http.execute(request: request, delegate: delegate).get()
+                return progress.receivedBytes
+            }
         )
     }
 
@@ -370,6 +379,10 @@ struct Runner: Sendable {
             shutdown: {
                 try await (adapter as? AsyncHTTPClientAdapter)?.shutdown()
                 if #available(macOS 15.0, *) { try await (adapter as? NIOAdapter)?.shutdown() }
+            },
+            download: { path, file in
+                _ = try await connection.download(path, to: file).value
+                return try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
             }
         )
     }
@@ -447,6 +460,7 @@ enum LoopbackError: Error, CustomStringConvertible {
             """
             usage: LoopbackBenchmark requests BASE_URL [COUNT] [ROUNDS] [CLIENT]
                    LoopbackBenchmark stream BASE_URL CLIENT [BYTES] [ROUNDS]
+                   LoopbackBenchmark download BASE_URL CLIENT [BYTES] [ROUNDS]
                    LoopbackBenchmark label CLIENT
                    LoopbackBenchmark document
             clients: \(Client.allCases.map(\.rawValue).joined(separator: ", "))

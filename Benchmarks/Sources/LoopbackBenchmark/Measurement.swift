@@ -165,16 +165,27 @@ struct StreamResult {
     }
 }
 
-/// `rounds` downloads one after another; the median time and CPU time, and the peak memory of
-/// them all.
-func measureStream(_ client: Client, bytes: Int, rounds: Int, base: URL) async throws -> StreamResult {
+/// `rounds` downloads one after another, streamed (or to a file, `toFile`); the median time and
+/// CPU time, and the peak memory of them all.
+func measureStream(
+    _ client: Client,
+    bytes: Int,
+    rounds: Int,
+    base: URL,
+    toFile: Bool = false
+) async throws
+    -> StreamResult
+{
     let runner = Runner.make(client, base: base)
     var times: [Double] = []
     var cpuTimes: [Double] = []
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("loopback-download-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: file) }
     for _ in 0..<max(1, rounds) {
+        try? FileManager.default.removeItem(at: file)
         let start = ContinuousClock.now
         let cpuStart = ProcessUsage.cpuSeconds()
-        let received = try await runner.stream("bytes/\(bytes)")
+        let received = try await toFile ? runner.download("bytes/\(bytes)", file) : runner.stream("bytes/\(bytes)")
         times.append((ContinuousClock.now - start).seconds)
         cpuTimes.append(ProcessUsage.cpuSeconds() - cpuStart)
         guard received == bytes else { throw LoopbackError.shortBody(expected: bytes, received: received) }

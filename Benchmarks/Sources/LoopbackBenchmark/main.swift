@@ -81,7 +81,7 @@ case "cache":
             rounds: integer(at: 3, default: 3)
         )
     )
-case "stream":
+case "stream", "download":
     guard arguments.count > 2, let base = URL(string: arguments[1]), let client = Client(rawValue: arguments[2]) else {
         usage()
     }
@@ -89,7 +89,8 @@ case "stream":
         client,
         bytes: integer(at: 3, default: 1 << 30),
         rounds: integer(at: 4, default: 3),
-        base: base
+        base: base,
+        toFile: arguments[0] == "download"
     )
     print(result.markdownRow)
 default:
