@@ -111,7 +111,7 @@ let package = Package(
                 behind("NIO", "NIOPosix", from: "swift-nio"),
                 behind("NIO", "NIOHTTP1", from: "swift-nio"),
                 behind("NIO", "NIOConcurrencyHelpers", from: "swift-nio"),
-                behind("NIO", "NIOFoundationCompat", from: "swift-nio"),
+                behind("NIO", "NIOFoundationEssentialsCompat", from: "swift-nio"),
                 behind("NIO", "NIOTLS", from: "swift-nio"),
                 behind("NIO", "NIOSSL", from: "swift-nio-ssl"),
                 behind("NIO", "NIOExtras", from: "swift-nio-extras"),

@@ -1,7 +1,11 @@
 #if NIO
 import Crypto
 import Faraday
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOCore
 import NIOSSL
 import SwiftASN1

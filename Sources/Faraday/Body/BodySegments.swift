@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A piece of a request body: bytes in memory, or a file of known length read when sent.
 enum Segment: Sendable {
@@ -16,7 +20,7 @@ enum Segment: Sendable {
     static func fileLength(_ url: URL) throws(FaradayError) -> Int {
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
         guard let attributes, attributes[.type] as? FileAttributeType == .typeRegular,
-            let size = (attributes[.size] as? NSNumber)?.intValue,
+            let size = FileManager.size(in: attributes),
             FileManager.default.isReadableFile(atPath: url.path)
         else {
             throw FaradayError(
@@ -38,7 +42,7 @@ struct SegmentChunks: AsyncSequence, Sendable {
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var segments: ArraySlice<Segment>
-        var file: (handle: FileHandle, url: URL, remaining: Int)?
+        var file: (handle: OpenFile, url: URL, remaining: Int)?
 
         mutating func next() async throws -> Data? {
             while true {
@@ -51,7 +55,7 @@ struct SegmentChunks: AsyncSequence, Sendable {
                 case .bytes(let data): return data
                 case .file(let url, let length):
                     // File calls block: off an adapter's event loop when the sender runs on one.
-                    guard let handle = await Offload.run({ try? FileHandle(forReadingFrom: url) }) else {
+                    guard let handle = await Offload.run({ try? OpenFile(forReadingFrom: url) }) else {
                         throw FaradayError(.encodingFailed, "The file \(url.path) could not be opened.")
                     }
                     file = (handle, url, length)
@@ -60,7 +64,7 @@ struct SegmentChunks: AsyncSequence, Sendable {
         }
 
         /// The next chunk of the open file, or `nil` when it ended at exactly its expected length.
-        private mutating func read(_ open: (handle: FileHandle, url: URL, remaining: Int)) async throws -> Data? {
+        private mutating func read(_ open: (handle: OpenFile, url: URL, remaining: Int)) async throws -> Data? {
             let chunk = try await Offload.run { try open.handle.read(upToCount: SegmentChunks.readSize) } ?? Data()
             if chunk.isEmpty {
                 try? open.handle.close()

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A type-erased asynchronous sequence of byte chunks. What its source throws comes out as a
 /// ``FaradayError`` (another error as ``FaradayError/Code/unknown``, with it as the underlying one).

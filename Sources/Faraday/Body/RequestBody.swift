@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A request body: nothing, bytes, a stream, or a value waiting to be encoded. The one body
 /// vocabulary of connections and typed endpoints alike.

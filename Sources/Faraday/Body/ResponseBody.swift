@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A response's body as it is handed up the stack: what an adapter returns with
 /// ``Completions/streamed(head:body:)``, what a ``StubResponse`` answers and what a
@@ -94,7 +98,7 @@ public struct ResponseBody: Sendable {
         switch storage {
         case .pieces(let pieces): return pieces.count == 1 ? pieces[0] : pieces.reduce(into: Data()) { $0.append($1) }
         case .file(let url, let offset, let length):
-            guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+            guard let handle = try? OpenFile(forReadingFrom: url) else { return nil }
             defer { try? handle.close() }
             guard (try? handle.seek(toOffset: UInt64(offset))) != nil,
                 let data = try? handle.read(upToCount: length) ?? Data(), data.count == length
@@ -127,7 +131,7 @@ private struct StoredPieces: AsyncSequence, Sendable {
         let storage: ResponseBody.Storage
         let size: Int
         var index = 0
-        var handle: FileHandle?
+        var handle: OpenFile?
         var remaining: Int?
 
         mutating func next() async throws -> Data? {
@@ -140,7 +144,7 @@ private struct StoredPieces: AsyncSequence, Sendable {
                 // File calls block: off an adapter's event loop when the reader runs on one.
                 if handle == nil {
                     handle = try await Offload.run {
-                        let handle = try FileHandle(forReadingFrom: url)
+                        let handle = try OpenFile(forReadingFrom: url)
                         try handle.seek(toOffset: UInt64(offset))
                         return handle
                     }

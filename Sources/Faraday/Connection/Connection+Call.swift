@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 // A call, composed in one place: the verbs, then the request made from the connection's defaults
 // (`makeRequest`), then the handle that runs it through the stack (`run`).

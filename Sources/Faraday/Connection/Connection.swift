@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A client for one HTTP service: a base URL, defaults for every request, and a middleware stack
 /// ending in an adapter.

@@ -1,5 +1,17 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The hosts a request may go to: a registered name or an IP literal, as the URL's `host` reads
 /// once percent-decoded, which is what adapters resolve, connect to and put in `Host`.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How a request path combines with a connection's base URL.
 public struct PathResolution: Sendable, Hashable {
@@ -154,15 +158,16 @@ enum URLResolver {
         return scheme.lowercased()
     }
 
-    private static let pathAllowed = CharacterSet.urlPathAllowed
-    private static let queryAllowed = CharacterSet.urlQueryAllowed
-    private static let urlAllowed = CharacterSet.urlPathAllowed.union(.urlHostAllowed).union(
-        CharacterSet(charactersIn: ":/[]@")
-    )
+    /// What a path keeps unescaped (Foundation's `CharacterSet.urlPathAllowed`).
+    private static let pathAllowed = AllowedASCII(":@/")
+    /// What a query keeps (`CharacterSet.urlQueryAllowed`).
+    private static let queryAllowed = AllowedASCII(":@/?")
+    /// What a whole URL keeps: a path's and a host's characters, and `[]` around an IPv6 host.
+    private static let urlAllowed = AllowedASCII(":@/[]")
 
     /// Percent-encodes what `allowed` does not contain, keeping valid `%XX` escapes and encoding a
     /// `%` that does not start one.
-    static func escape(_ string: String, allowed: CharacterSet) -> String {
+    static func escape(_ string: String, allowed: AllowedASCII) -> String {
         var result = ""
         result.reserveCapacity(string.utf8.count)
         let scalars = Array(string.unicodeScalars)
@@ -177,12 +182,27 @@ enum URLResolver {
             } else if allowed.contains(scalar) {
                 result.unicodeScalars.append(scalar)
             } else {
-                for byte in String(scalar).utf8 { result += String(format: "%%%02X", byte) }
+                for byte in String(scalar).utf8 { result += byte.percentEscaped }
             }
             index += 1
         }
         return result
     }
+}
+
+/// The ASCII characters a URL component keeps unescaped (RFC 3986): the unreserved characters,
+/// the sub-delimiters, and the component's own.
+struct AllowedASCII: Sendable {
+    private let table: [Bool]
+
+    init(_ own: String) {
+        var table = [Bool](repeating: false, count: 128)
+        let unreservedAndSubDelimiters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;="
+        for byte in (unreservedAndSubDelimiters + own).utf8 { table[Int(byte)] = true }
+        self.table = table
+    }
+
+    func contains(_ scalar: Unicode.Scalar) -> Bool { scalar.isASCII && table[Int(scalar.value)] }
 }
 
 /// Paths resolved under one base URL, remembered: a client calls the same endpoints again and

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension Connection {
     /// Downloads `path` to the file at `destination`, streaming it to disk with bounded memory.

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The work of ``Connection/download(_:params:headers:to:resumeAttempts:configure:)``: calls the
 /// stack, writes the body to the partial file as it streams, resumes a cut transfer with a
@@ -94,7 +99,7 @@ struct FileDownload: Sendable {
     /// Writes the frames of `completions` to `file` from `offset`, reporting the file's progress.
     private static func write(
         _ completions: Completions,
-        to file: FileHandle,
+        to file: OpenFile,
         from offset: Int64,
         total: Int64?,
         env: Env
@@ -127,7 +132,7 @@ struct FileDownload: Sendable {
                 try await Offload.run { try file.write(contentsOf: frame.body) }
             } catch {
                 completions.discard()
-                throw FaradayError(.storageFailed, "Cannot write the download: \(error.localizedDescription)")
+                throw FaradayError(.storageFailed, "Cannot write the download: \(error)")
             }
             written += Int64(frame.body.count)
             env.reportProgress(received: written, of: total)

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The `.part` file of a download and the record beside it (`.part.json`: the URL and the
 /// validator the bytes were sent under), which say whether and where a download may resume.
@@ -20,14 +31,14 @@ struct PartialDownload: Sendable {
             let record = try? JSONDecoder().decode(Record.self, from: data),
             record.version == 1, record.url == url.absoluteString,
             let attributes = try? FileManager.default.attributesOfItem(atPath: bytesURL.path),
-            let size = (attributes[.size] as? NSNumber)?.int64Value, size > 0
+            let size = FileManager.size(in: attributes).map(Int64.init), size > 0
         else { return nil }
         return (size, record.validator)
     }
 
     /// Opens the partial file to write from `offset`: from the start (a new record with
     /// `validator`, or none, which makes the bytes unresumable) or after the bytes kept.
-    func open(at offset: Int64, url: URL, validator: String?) throws(FaradayError) -> FileHandle {
+    func open(at offset: Int64, url: URL, validator: String?) throws(FaradayError) -> OpenFile {
         do {
             let directory = bytesURL.deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -41,12 +52,12 @@ struct PartialDownload: Sendable {
                     try record.write(to: recordURL, options: .atomic)
                 }
             }
-            let handle = try FileHandle(forWritingTo: bytesURL)
+            let handle = try OpenFile(forWritingTo: bytesURL)
             try handle.truncate(atOffset: UInt64(offset))
             try handle.seekToEnd()
             return handle
         } catch {
-            throw FaradayError(.storageFailed, "Cannot write \(bytesURL.path): \(error.localizedDescription)")
+            throw FaradayError(.storageFailed, "Cannot write \(bytesURL.path): \(error)")
         }
     }
 

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A web API described once — its connection (base URL, middleware, adapter) and a base
 /// endpoint with the headers, query, parameters and credentials every request shares — from

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Adds credentials to a request: bearer, basic, token, or your own function, which may be
 /// asynchronous (to read a keychain or fetch a token) and sees the whole request (to sign it).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Turns a finished response into an endpoint's `Resource`: a small struct around a function, so
 /// call sites read `.json(User.self)`, `.text`, `.data` or `.none`.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Env {
     /// Encodes a value body now, as the stack would further down: by the first of the stack's

@@ -1,6 +1,11 @@
-import Foundation
 import HTTPTypes
 import Logging
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Everything one request carries through the middleware stack.
 ///

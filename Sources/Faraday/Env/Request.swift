@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The request of one call: what the stack sends.
 ///
@@ -111,7 +116,9 @@ public struct Request: Sendable {
     public var path: String {
         get {
             let path = url.path(percentEncoded: false)
-            guard let basePath = base?.path.removingPercentEncoding, path.hasPrefix(basePath) else { return path }
+            guard let base, case let basePath = QueryEscaping.unescape(Substring(base.path), plusIsSpace: false),
+                path.hasPrefix(basePath)
+            else { return path }
             let rest = path.dropFirst(basePath.count)
             return rest.hasPrefix("/") || basePath.hasSuffix("/") ? String(rest.drop { $0 == "/" }) : path
         }

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A response as a completion sees it: status, headers and the body of that completion.
 public struct ResponseData: Sendable, Hashable {

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The one error type that Faraday throws.
 ///

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A `Content-Range: bytes first-last/complete` field of one byte range (RFC 9110 §14.4), the
 /// complete length `nil` for `*`: what a resumed download and the cache's stored parts hold.

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension HTTPFields {
     /// Sets `Authorization: Basic …` from a login and password (UTF-8, base64).
@@ -124,7 +129,7 @@ extension HTTPFields {
     }
 
     private static func quoted(_ value: String) -> String {
-        "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        "\"" + value.replacingEvery("\\", with: "\\\\").replacingEvery("\"", with: "\\\"") + "\""
     }
 
     private static func needsQuotes(_ value: String) -> Bool {

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Small text operations on UTF-8 bytes, for header values, JSON and event streams: header syntax
 /// is ASCII, and Foundation's `CharacterSet` trimming, Unicode case mapping and the generic

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The pages of a collection that links to its next page with a `Link` header (RFC 8288), as
 /// GitHub and GitLab do: each element is a page's final env, until a page has no `next` link.

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// One link of a `Link` header field (RFC 8288, Web Linking): a target, its relation types and
 /// its other parameters.
@@ -105,7 +110,7 @@ private struct LinkFieldReader {
                 parameters[name] = value
             }
         }
-        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        let trimmed = reference.trimmingWhitespace()
         // An empty reference is the base itself (RFC 3986 §5.2.2), which Foundation does not resolve.
         guard let target = trimmed.isEmpty ? base : URL(string: trimmed, relativeTo: base)?.absoluteURL else {
             return nil

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Parameters together with the encoding that places them in a request: HTTPTransport's
 /// `HTTPRequestParameters`. A request may carry several sets; ``Request/apply(_:)`` merges and

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Writes ``Params`` to a query string or form body and reads them back.
 ///
@@ -95,14 +99,14 @@ enum QueryEscaping {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// Decodes `%XX` escapes and `+` (as a space). Invalid escapes are kept as they are; bytes that
-    /// are not UTF-8 become U+FFFD.
-    static func unescape(_ string: Substring) -> String {
+    /// Decodes `%XX` escapes and `+` (as a space, unless `plusIsSpace` is `false`). Invalid
+    /// escapes are kept as they are; bytes that are not UTF-8 become U+FFFD.
+    static func unescape(_ string: Substring, plusIsSpace: Bool = true) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(string.utf8.count)
         var iterator = Array(string.utf8)[...]
         while let byte = iterator.popFirst() {
-            if byte == UInt8(ascii: "+") {
+            if plusIsSpace && byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
                 let high = hexValue(iterator[iterator.startIndex]),

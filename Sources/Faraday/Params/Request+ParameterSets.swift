@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Request {
     /// Merges and encodes parameter sets into this request, by HTTPTransport's rules:

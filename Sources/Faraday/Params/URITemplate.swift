@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An RFC 6570 URI template, expanded at all four levels: simple (`{var}`), reserved (`{+var}`),
 /// fragment (`{#var}`), label (`{.var}`), path (`{/var}`), path-style parameters (`{;var}`),
@@ -263,7 +267,7 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
                 index += 3
                 continue
             } else {
-                result += String(format: "%%%02X", byte)
+                result += byte.percentEscaped
             }
             index += 1
         }

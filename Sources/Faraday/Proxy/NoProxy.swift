@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The hosts that go direct rather than through a proxy, written as `no_proxy` is for curl 7.88:
 /// entries separated by commas, spaces or tabs in any mix (`localhost, .internal.example 10.0.0.0/8`).

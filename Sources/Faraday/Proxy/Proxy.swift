@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A proxy server a request goes through: an HTTP proxy (a `CONNECT` tunnel to the origin, TLS
 /// still end to end with it) or a SOCKS5 proxy, with optional credentials.
@@ -64,7 +68,7 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
     /// ``FaradayError/Code/unsupportedOption`` and never skipped. `nil` for a scheme curl does not
     /// know, a URL without a host or a port out of range.
     public init?(url text: String) {
-        let text = text.trimmingCharacters(in: .whitespaces)
+        let text = text.trimmingWhitespace()
         guard !text.isEmpty else { return nil }
         let withScheme = text.contains("://") ? text : "http://" + text
         guard let components = URLComponents(string: withScheme), var host = components.host, !host.isEmpty,

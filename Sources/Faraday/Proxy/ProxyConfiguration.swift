@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Which proxy each request uses: one for `http://` URLs, one for `https://` URLs, and the hosts
 /// that go direct (``NoProxy``). Set it on ``RequestOptions/proxy`` (per connection or per
@@ -63,7 +67,7 @@ public struct ProxyConfiguration: Sendable, Hashable {
         /// The first of `names` set to more than blanks, and its value.
         func first(_ names: String...) -> (name: String, value: String)? {
             names.lazy.compactMap { name in environment[name].map { (name, $0) } }.first {
-                !$0.value.trimmingCharacters(in: .whitespaces).isEmpty
+                !$0.value.trimmingWhitespace().isEmpty
             }
         }
         /// The proxy a variable names, marked with its name; an unreadable one rather than none.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Response {
     /// The completions of a call as an asynchronous sequence; see ``Response/completions``.

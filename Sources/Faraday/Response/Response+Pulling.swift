@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The one pull loop of a call: the first consumer starts the stack and pulls each completion
 /// through every layer's hooks, handing it to the callbacks in order; everyone else waits for the

@@ -1,4 +1,10 @@
+import Dispatch
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Response {
     /// Runs the call and blocks the current thread until it finishes, for synchronous callers.

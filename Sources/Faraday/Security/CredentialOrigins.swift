@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension Request {
     /// Whether the request goes to one of its ``RequestOptions/credentialOrigins`` (always, when
@@ -35,7 +40,7 @@ extension Request {
     ) {
         guard !(isToCredentialOrigin ?? self.isToCredentialOrigin) else { return }
         for field in defaults where headers[field.name] == field.value {
-            if Redaction.matches(field.name.rawName, Redaction.credentialHeaders) { headers[field.name] = nil }
+            if field.carriesCredentials { headers[field.name] = nil }
         }
         let credentials = defaultParams.filter { Redaction.matches($0.name, Redaction.credentialNames) }
         guard !credentials.isEmpty else { return }
@@ -52,8 +57,14 @@ extension HTTPFields {
     /// lists, whatever their case): what a request to a URL a server named may keep of the
     /// caller's own headers.
     var withoutCredentials: HTTPFields {
-        HTTPFields(filter { !Redaction.matches($0.name.rawName, Redaction.credentialHeaders) })
+        HTTPFields(filter { !$0.carriesCredentials })
     }
+}
+
+extension HTTPField {
+    /// Whether the field is one of the credential headers (``Redaction/credentialHeaders``,
+    /// whatever its case).
+    var carriesCredentials: Bool { Redaction.matches(name.rawName, Redaction.credentialHeaders) }
 }
 
 /// An origin as RFC 6454 defines it: scheme, host and port, compared after lowercasing, with the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// HMAC-SHA256 (RFC 2104 over FIPS 180-4's SHA-256), for the core's keyed digests: the cache
 /// keys a user's credentials by it, so that neither its keys nor its files hold them. The core

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +20,7 @@ import Darwin
 enum PrivateFile {
     /// Creates `file`, which must not exist, readable and writable by its owner only, and returns
     /// a handle open for writing.
-    static func create(_ file: URL) throws -> FileHandle {
+    static func create(_ file: URL) throws -> OpenFile {
         let descriptor = file.withUnsafeFileSystemRepresentation { path -> Int32 in
             guard let path else { return -1 }
             return open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -24,7 +28,7 @@ enum PrivateFile {
         guard descriptor >= 0 else {
             throw FaradayError(.storageFailed, "Could not create \(file.path): \(String(cString: strerror(errno))).")
         }
-        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        return OpenFile(descriptor: descriptor, path: file.path)
     }
 
     /// Replaces `file` with `data`: a private file written beside it, then renamed over it, so a

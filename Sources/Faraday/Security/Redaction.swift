@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What ``HTTPLogger``, ``Request/curlCommand(redacting:)``, error descriptions and tracing
 /// spans hide: header values, query values and body fields whose names match, and a URL's user
@@ -122,11 +127,11 @@ public struct Redaction: Sendable {
     /// `text` with every appearance of `url` redacted, and its user info hidden wherever it is.
     func scrub(_ text: String, of url: URL) -> String {
         let absolute = url.absoluteString
-        var text = text.replacingOccurrences(of: absolute, with: redacting(url))
+        var text = text.replacingEvery(absolute, with: redacting(url))
         if let userInfo = Self.userInfoRange(in: absolute) {
             let secret = String(absolute[userInfo]) + "@"
             let hidden = absolute[userInfo].contains(":") ? "\(replacement):\(replacement)@" : "\(replacement)@"
-            text = text.replacingOccurrences(of: secret, with: hidden)
+            text = text.replacingEvery(secret, with: hidden)
         }
         return text
     }
@@ -139,7 +144,7 @@ public struct Redaction: Sendable {
         let authorityStart: String.Index
         if text.hasPrefix("//") {
             authorityStart = text.index(text.startIndex, offsetBy: 2)
-        } else if let schemeEnd = text.range(of: "://") {
+        } else if let schemeEnd = text.firstRange(of: "://") {
             authorityStart = schemeEnd.upperBound
         } else {
             return nil
@@ -152,9 +157,9 @@ public struct Redaction: Sendable {
     /// Whether a parameter or field name, percent- and `+`-decoded, matches `patterns` as it is
     /// or by its innermost bracketed name (`user[password]`, `a[b][token]`).
     private func matchesField(_ encodedName: String, _ patterns: [String]) -> Bool {
-        var name = encodedName.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? encodedName
+        var name = QueryEscaping.unescape(Substring(encodedName))
         // Foundation escapes a `%` again when it escapes a query's brackets: `%255B` is `[`.
-        if name.contains("%"), let twice = name.removingPercentEncoding { name = twice }
+        if name.contains("%") { name = QueryEscaping.unescape(Substring(name), plusIsSpace: false) }
         if Self.matches(name, patterns) { return true }
         guard name.hasSuffix("]"), let open = name.lastIndex(of: "[") else { return false }
         return Self.matches(String(name[name.index(after: open)..<name.index(before: name.endIndex)]), patterns)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Completions {
     /// One layer's part in the completions: a middleware's hooks with its state for the call, or

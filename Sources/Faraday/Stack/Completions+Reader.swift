@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Rewrites a response body's bytes on their way up, before they are cut into frames and reach
 /// any hook: each chunk in order, then the end. Buffered bodies are one chunk.

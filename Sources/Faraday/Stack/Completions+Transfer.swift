@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Completions {
     /// A streamed response whose frames an adapter pulls from a live transfer.

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A server-sent event stream that stays connected: when the server closes the stream or the
 /// connection fails, it reconnects after the server's `retry` interval with `Last-Event-ID`,

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Pulls a streamed response's bytes and cuts them into frames as its ``Streaming`` asks:
 /// framing, the frame-size and frame-count limits, and the idle timeout between frames.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One server-sent event (WHATWG HTML, "Server-sent events").
 public struct ServerSentEvent: Sendable, Hashable {

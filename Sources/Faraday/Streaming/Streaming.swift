@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Asks for a streamed response and says how it is cut into frames, one completion each.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A character encoding, named as a `charset` parameter names it and read as browsers read it:
 /// the labels and single-byte tables of the WHATWG Encoding Standard, so that `latin1`,

@@ -1,6 +1,10 @@
 #if NIO
 import Faraday
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPTypes
 
 // What a request asks of a connection: the pool it belongs to, its target and its `Host`.

@@ -1,10 +1,14 @@
 #if NIO
 import Atomics
 import Faraday
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPTypes
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 import NIOHTTP1
 import NIOPosix
 import NIOSSL

@@ -1,6 +1,17 @@
 #if NIO
 import Faraday
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NIOCore
 import NIOSSL
 
@@ -28,13 +39,7 @@ struct PoolKey: Hashable, Sendable {
 
     /// The host's address bytes (4 or 16), as a certificate's `iPAddress` name holds them, when
     /// it is an IP literal; `nil` for a name.
-    var addressBytes: [UInt8]? {
-        switch try? SocketAddress(ipAddress: bareHost, port: 0) {
-        case .v4(let address)?: withUnsafeBytes(of: address.address.sin_addr) { Array($0) }
-        case .v6(let address)?: withUnsafeBytes(of: address.address.sin6_addr) { Array($0) }
-        default: nil
-        }
-    }
+    var addressBytes: [UInt8]? { ipLiteralBytes(bareHost) }
 }
 
 /// The TLS context of a key's connections, and the address (if any) those connections check
@@ -58,3 +63,13 @@ struct TLSContext: Sendable {
     }
 }
 #endif
+
+/// The 4 or 16 bytes of an IPv4 or IPv6 literal, in network order (`inet_pton`); `nil` for
+/// anything else.
+func ipLiteralBytes(_ host: String) -> [UInt8]? {
+    var v4 = [UInt8](repeating: 0, count: 4)
+    if inet_pton(AF_INET, host, &v4) == 1 { return v4 }
+    var v6 = [UInt8](repeating: 0, count: 16)
+    if inet_pton(AF_INET6, host, &v6) == 1 { return v6 }
+    return nil
+}

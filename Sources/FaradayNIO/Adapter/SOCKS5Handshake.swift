@@ -1,6 +1,17 @@
 #if NIO
 import Faraday
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NIOCore
 
 /// The client's side of a SOCKS5 handshake (RFC 1928) on a connection to the proxy, with a user
@@ -149,12 +160,10 @@ final class SOCKS5Handshake: ChannelInboundHandler, RemovableChannelHandler {
         switch target {
         case .address(let address):
             switch address {
-            case .v4(let v4):
-                request.writeInteger(UInt8(1))
-                _ = withUnsafeBytes(of: v4.address.sin_addr) { request.writeBytes($0) }
-            case .v6(let v6):
-                request.writeInteger(UInt8(4))
-                _ = withUnsafeBytes(of: v6.address.sin6_addr) { request.writeBytes($0) }
+            case .v4, .v6:
+                let bytes = address.ipAddress.flatMap(ipLiteralBytes) ?? []
+                request.writeInteger(UInt8(bytes.count == 4 ? 1 : 4))
+                request.writeBytes(bytes)
             case .unixDomainSocket:
                 break  // never made: the target is an IP literal's address
             }

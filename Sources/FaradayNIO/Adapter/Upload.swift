@@ -1,6 +1,10 @@
 #if NIO
 import Faraday
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOCore
 import NIOHTTP1
 

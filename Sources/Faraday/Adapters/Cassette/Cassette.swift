@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The file a ``CassetteAdapter`` records to and replays from: stable, readable JSON with a
 /// version number, safe to commit (credentials and cookies redacted on write).
@@ -34,7 +39,7 @@ public struct Cassette: Codable, Sendable, Equatable {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw FaradayError(.storageFailed, "Cannot read the cassette \(file.path): \(error.localizedDescription)")
+            throw FaradayError(.storageFailed, "Cannot read the cassette \(file.path): \(error)")
         }
         struct Versioned: Decodable { let version: Int }
         guard let versioned = try? JSONDecoder().decode(Versioned.self, from: data) else {
@@ -81,7 +86,7 @@ public struct Cassette: Codable, Sendable, Equatable {
             )
             try encoder.encode(self).write(to: file, options: .atomic)
         } catch {
-            throw FaradayError(.storageFailed, "Cannot write the cassette \(file.path): \(error.localizedDescription)")
+            throw FaradayError(.storageFailed, "Cannot write the cassette \(file.path): \(error)")
         }
     }
 }

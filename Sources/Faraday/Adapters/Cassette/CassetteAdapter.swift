@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Records real interactions to a ``Cassette`` file and replays them without a network, as Ruby's
 /// VCR does: tests run against answers a real server once gave.
@@ -234,7 +239,7 @@ public final class CassetteAdapter: Adapter {
     }
 
     private static func mediaType(_ contentType: String) -> String {
-        contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        contentType.split(separator: ";").first.map { $0.trimmingWhitespace().lowercased() } ?? ""
     }
 
     private func append(

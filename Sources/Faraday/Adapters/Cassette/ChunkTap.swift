@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Records each piece of a body as it passes, with the time since the previous one.
 final class ChunkTap: BodyTransform {

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A request matcher and the answer of a ``TestAdapter`` stub.
 public struct Stub: Sendable, CustomStringConvertible {

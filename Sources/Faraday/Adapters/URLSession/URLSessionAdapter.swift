@@ -224,7 +224,7 @@ public final class URLSessionAdapter: Adapter {
         let stream = try request.body.makeStream()
         // Readable by the owner only: the body may hold anything (a password form, a token).
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("faraday-upload-\(UUID().uuidString)")
-        let handle: FileHandle
+        let handle: OpenFile
         do {
             handle = try PrivateFile.create(file)
         } catch {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Holds an ``OAuthCredential`` and refreshes it, one refresh at a time, for ``TokenRefresh``.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Env {
     /// Whether credential middleware may add its credential: the request goes to one of its
@@ -16,7 +20,7 @@ extension Env {
     /// A status error for 401, 403 or 407 says it (``FaradayError/statusError(for:allowing:)``).
     public var withheldCredentials: String? {
         guard !mayCarryCredentials,
-            !request.headers.contains(where: { Redaction.matches($0.name.rawName, Redaction.credentialHeaders) })
+            !request.headers.contains(where: \.carriesCredentials)
         else { return nil }
         if isCrossOriginRedirect {
             return "No credentials were sent: a redirect left the origin the call started on."

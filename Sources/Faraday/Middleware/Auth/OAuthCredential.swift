@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An access token with what it takes to renew it: the credential of ``TokenRefresh``.
 public struct OAuthCredential: Sendable, Hashable, Codable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Hands the bytes of a response body to a store's writer as they pass (after a prefix of stored
 /// bytes it joins), up to a limit; the entry is committed when the body has ended whole and the

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The directives of the `Cache-Control` fields of a request or a response (RFC 9111 §5.2),
 /// with `Pragma: no-cache` read as `no-cache` on a request that has no `Cache-Control`.

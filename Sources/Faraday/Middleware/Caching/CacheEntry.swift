@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A stored response: what ``HTTPCache`` keeps in a ``CacheStore`` and serves from it.
 public struct CacheEntry: Sendable {

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// How ``HTTPCache`` keeps users apart (RFC 9111 §3.5, and browsers' partitioned caches): the
 /// credentials a request carries (`Authorization`, `Proxy-Authorization`, `Cookie`, and the

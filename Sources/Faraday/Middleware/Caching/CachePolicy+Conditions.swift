@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What a request's own conditions and range ask of a stored response (RFC 9110 §13, §14).
 extension CachePolicy {

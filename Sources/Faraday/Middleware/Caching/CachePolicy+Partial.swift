@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What a cache needs of partial content (RFC 9110 §15.3.7; RFC 9111 §3.3, §3.4): whether two
 /// responses are one representation, and the bytes a stored part holds.

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The rules of the cache (RFC 9111, and RFC 5861 for the `stale-*` extensions): what may be
 /// stored, how old an entry is, how long it stays fresh, and whether a request may use it. It is

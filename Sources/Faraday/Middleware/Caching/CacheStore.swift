@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where ``HTTPCache`` keeps responses: ``MemoryCacheStore``, ``DiskCacheStore``, or your own.
 ///

@@ -1,5 +1,17 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // The file format: magic line, body length, body, then the head as JSON.
 extension DiskCacheStore {
@@ -54,7 +66,7 @@ extension DiskCacheStore {
     /// A link, another user's file, anything but a plain file of this user is invalid (and so
     /// removed), never read.
     static func read(_ file: URL, key: String, now: Date) -> ReadResult {
-        let handle: FileHandle
+        let handle: OpenFile
         switch openOwnFile(file) {
         case .own(let opened): handle = opened
         case .foreign: return .invalid

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -45,7 +49,7 @@ extension DiskCacheStore {
     /// The key in `file`; `nil` when there is none, or when the file is this user's but not a
     /// key (then it is removed, to be made again).
     private static func readKey(_ file: URL) throws(FaradayError) -> [UInt8]? {
-        let handle: FileHandle
+        let handle: OpenFile
         switch openOwnFile(file) {
         case .own(let opened): handle = opened
         case .foreign:

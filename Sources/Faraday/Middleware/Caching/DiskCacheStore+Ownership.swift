@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -23,7 +27,9 @@ extension DiskCacheStore {
         var info = stat()
         while stat(path, &info) != 0, errno == ENOENT, path != "/", !path.isEmpty {
             missing.append(path)
-            path = (path as NSString).deletingLastPathComponent
+            // The parent: the path up to its last `/` (`/` for a top-level folder).
+            path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+            if path.isEmpty { path = "/" }
         }
         for folder in missing.reversed() where mkdir(folder, 0o700) != 0 && errno != EEXIST {
             throw FaradayError(.storageFailed, "DiskCacheStore could not create \(folder): \(Self.reason()).")
@@ -81,7 +87,7 @@ extension DiskCacheStore {
     /// What an entry file is, opened without following a link.
     enum OpenedFile {
         /// A plain file of this user, open for reading.
-        case own(FileHandle)
+        case own(OpenFile)
         /// A link, another user's file, a folder: never read, and removed.
         case foreign
         /// Not there.
@@ -100,7 +106,7 @@ extension DiskCacheStore {
             default: return .unreadable
             }
         }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let handle = OpenFile(descriptor: descriptor, path: file.path)
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return .unreadable }
         guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else {

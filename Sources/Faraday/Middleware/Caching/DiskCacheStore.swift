@@ -1,5 +1,17 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A ``CacheStore`` in a directory, bounded by bytes on disk: the least recently used entries go
 /// first. Several connections and processes may share one directory, and a body is written to
@@ -138,7 +150,7 @@ public final class DiskCacheStore: CacheStore {
         }
         // Taken before the listing: a file renamed in meanwhile makes the next hit read again.
         let folderSignature = FileSignature(path: folder.path)
-        guard let files = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+        guard let files = try? FileManager.default.entries(of: folder)
         else { return [] }
         var indexed: [IndexedFile] = []
         var isWhole = folderSignature != nil
@@ -191,7 +203,7 @@ public final class DiskCacheStore: CacheStore {
     public func removeAll() {
         writes.enqueue { [self] in
             let contents =
-                (try? FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: nil)) ?? []
+                (try? FileManager.default.entries(of: root)) ?? []
             for item in contents where item.lastPathComponent != "tmp" && item.lastPathComponent != Self.keyFileName {
                 try? FileManager.default.removeItem(at: item)
             }
@@ -238,18 +250,16 @@ public final class DiskCacheStore: CacheStore {
     /// capacity (room for the next writes before measuring again), and temporary files that a
     /// process which stopped mid-write left more than an hour ago.
     private func trim() {
-        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
         var files: [(url: URL, size: Int, used: Date)] = []
-        let folders = (try? FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: nil)) ?? []
+        let folders = (try? FileManager.default.entries(of: root)) ?? []
         for folder in folders {
-            let contents = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: keys)
-            for file in contents ?? [] {
-                let values = try? file.resourceValues(forKeys: Set(keys))
-                let used = values?.contentModificationDate ?? .distantPast
+            for file in (try? FileManager.default.entries(of: folder)) ?? [] {
+                let values = FileManager.default.sizeAndModification(of: file)
+                let used = values?.modified ?? .distantPast
                 if folder.lastPathComponent == "tmp" {
                     if used < Date() - 3600 { try? FileManager.default.removeItem(at: file) }
                 } else {
-                    files.append((file, values?.fileSize ?? 0, used))
+                    files.append((file, values?.size ?? 0, used))
                 }
             }
         }

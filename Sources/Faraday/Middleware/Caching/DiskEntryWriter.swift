@@ -1,11 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Writes one entry of a ``DiskCacheStore`` as its body arrives: into a temporary file, renamed
 /// into place on commit; an entry that outgrows the store's capacity is dropped as it grows. The
 /// file work runs on the store's ``DiskWrites`` queue, in the order it was asked for.
 final class DiskEntryWriter: CacheEntryWriter {
     private struct State {
-        var handle: FileHandle?
+        var handle: OpenFile?
         var file: URL?
         var length = 0
         var isDone = false
@@ -41,7 +45,7 @@ final class DiskEntryWriter: CacheEntryWriter {
                 if state.handle == nil {
                     let file = try store.temporaryFile()
                     state.file = file
-                    state.handle = try FileHandle(forWritingTo: file)
+                    state.handle = try OpenFile(forWritingTo: file)
                     try state.handle?.write(contentsOf: DiskCacheStore.header(bodyLength: 0))
                 }
                 state.length += piece.count

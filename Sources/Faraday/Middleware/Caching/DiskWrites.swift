@@ -1,5 +1,17 @@
 import Dispatch
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A ``DiskCacheStore``'s file work (writing entries, renaming them into place, removing and
 /// trimming), run in order on a queue of its own, so that a call whose stack runs on an adapter's

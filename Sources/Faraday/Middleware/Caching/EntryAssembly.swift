@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// How the bytes of a response from the server become a stored entry (RFC 9111 §3.3, §3.4): a
 /// `200` whole; a `206` as the part it holds, joined to the part of the same representation

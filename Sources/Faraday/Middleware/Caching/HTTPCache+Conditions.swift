@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension HTTPCache {
     /// The caller's own conditions and range (RFC 9111 §4.3.2, §3.4), in RFC 9110 §13.2.2's

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension HTTPCache {
     /// Fetches for a miss, one request for all the concurrent misses of `key` (`Flights`): the

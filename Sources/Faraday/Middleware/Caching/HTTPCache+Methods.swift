@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension HTTPCache {
     /// A `HEAD` (RFC 9111 §4.3.5): answered from a fresh stored `GET` response; otherwise sent as

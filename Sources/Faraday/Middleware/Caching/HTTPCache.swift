@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// An HTTP cache (RFC 9111, with `stale-while-revalidate` and `stale-if-error` of RFC 5861):
 /// answers from a ``CacheStore`` while a stored response is fresh, revalidates it with a

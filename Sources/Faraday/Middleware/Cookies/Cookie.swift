@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A cookie as a ``CookieJar`` stores it (RFC 6265 §5.3).
 public struct Cookie: Sendable, Hashable, Codable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension CookieJar {
     /// A stored cookie and when it was first stored, to break ties between equal creation times.

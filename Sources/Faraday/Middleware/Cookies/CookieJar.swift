@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Stores cookies by RFC 6265 and hands them back for the requests they belong to; in memory,
 /// or backed by a file that survives restarts. Thread-safe.

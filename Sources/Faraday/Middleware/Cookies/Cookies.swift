@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Sends the cookies of a ``CookieJar`` with each request and stores the cookies each response
 /// sets: sessions that survive from a login to the next request.

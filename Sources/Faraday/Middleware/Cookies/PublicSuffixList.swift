@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Which domains are public suffixes (`com`, `co.uk`, `github.io`): a cookie may not be set for
 /// one, or a site could set cookies for every site under it.
@@ -60,7 +64,7 @@ public struct PublicSuffixList: Sendable {
         } catch {
             throw FaradayError(
                 .storageFailed,
-                "Cannot read the public suffix list \(url.path): \(error.localizedDescription)",
+                "Cannot read the public suffix list \(url.path): \(error)",
                 underlying: error
             )
         }

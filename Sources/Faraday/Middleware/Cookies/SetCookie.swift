@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads one `Set-Cookie` header and decides what the jar does with it (RFC 6265 §5.2 and
 /// §5.3, with the stricter rules of RFC 6265bis for `Secure` and cookie-name prefixes).

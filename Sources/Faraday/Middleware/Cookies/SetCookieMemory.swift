@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// ``SetCookie/parse(_:from:now:suffixes:)``, remembered for a server that sets the same cookies
 /// with every answer (a session, a CSRF token): the same header from the same origin stores the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Brotli (RFC 7932) on the system's libbrotlidec, loaded at run time (see ``SystemLibrary``).
 /// Windows up to the format's 16 MiB; the "large window" extension, which HTTP does not use, is

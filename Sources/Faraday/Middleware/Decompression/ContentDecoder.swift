@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One content coding's decompressor, fed a body's pieces in order. Each is used under its
 /// ``ContentDecoder``'s lock, one piece at a time.

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Asks for compressed responses and decodes them: gzip and deflate (zlib-wrapped or raw)
 /// always, Brotli and Zstandard where the system has their libraries, buffered or streamed chunk

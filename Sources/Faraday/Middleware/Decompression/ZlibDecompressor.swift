@@ -1,5 +1,10 @@
 import CZlib
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// gzip and deflate on zlib.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Zstandard (RFC 8878) on the system's libzstd, loaded at run time (see ``SystemLibrary``).
 /// Frames follow one another in a body; skippable frames are skipped. Windows are limited to

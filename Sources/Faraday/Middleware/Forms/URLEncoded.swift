@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes a ``Params`` request body as `application/x-www-form-urlencoded`, with the nested or
 /// flat encoder, and sets the content type unless the request has one. Other bodies pass through.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Observes the life of calls through ``Instrumentation`` (Alamofire's `EventMonitor`): every
 /// method has an empty default, so implement only what you need.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Asks for JSON and decodes JSON responses into ``Env/json``, keeping the raw bytes.
 ///

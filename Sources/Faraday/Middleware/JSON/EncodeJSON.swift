@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes a ``JSON`` or `Encodable` request body and sets `Content-Type: application/json`
 /// unless the request already has a content type. Other bodies pass through untouched.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension JSONDecoder {
     /// Decodes a ``JSON`` value with ``JSONParser``, the authority on what is JSON: a text it

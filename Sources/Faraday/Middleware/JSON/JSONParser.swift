@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The RFC 8259 parser: the authority on what ``DecodeJSON`` accepts, straight into ``JSON``
 /// values. Its policy is written on ``JSONSyntaxError``.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a text is not JSON, and where reading stopped: what ``DecodeJSON`` reports (as the
 /// underlying error of ``FaradayError/Code/parsingFailed``) for a body RFC 8259 does not accept.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// At most ``Handler/maximum`` calls of the connection in flight at once; the others wait their
 /// turn in order (the throttle of "HTTP in Swift").

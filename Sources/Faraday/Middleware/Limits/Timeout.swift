@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A deadline for a whole call: sending, waiting and reading, every frame of a stream included.
 ///

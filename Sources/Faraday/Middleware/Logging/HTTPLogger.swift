@@ -1,6 +1,11 @@
-import Foundation
 import HTTPTypes
 import Logging
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Logs requests and responses through swift-log, with secrets hidden (Ruby Faraday's `:logger`).
 ///
@@ -277,7 +282,7 @@ extension HTTPLogger {
         var elapsed: (text: String, seconds: String) {
             let duration = ContinuousClock.now - started
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-            return (String(format: "%.1f ms", seconds * 1000), String(format: "%.6f", seconds))
+            return ((seconds * 1000).fixed(1) + " ms", seconds.fixed(6))
         }
     }
 }

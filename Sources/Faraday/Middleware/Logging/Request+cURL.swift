@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Request {
     /// The request as a `curl` command line (Alamofire's `cURLDescription`), with the secrets of
@@ -25,6 +29,6 @@ extension Request {
 
     /// `text` in single quotes for a POSIX shell.
     private static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        "'" + text.replacingEvery("'", with: "'\\''") + "'"
     }
 }

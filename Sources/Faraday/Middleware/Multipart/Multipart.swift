@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes a ``MultipartForm`` request body as `multipart/form-data`. Other bodies pass through.
 ///

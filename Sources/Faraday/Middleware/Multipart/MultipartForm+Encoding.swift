@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension MultipartForm {
     /// The form as a request body: a replayable stream of known length.
@@ -62,8 +67,8 @@ extension MultipartForm.Part {
     /// Quotes, CR and LF percent-encoded as browsers do (WHATWG multipart/form-data), so a
     /// hostile name cannot end the header or add one.
     static func escaped(_ value: String) -> String {
-        value.replacingOccurrences(of: "\"", with: "%22")
-            .replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+        value.replacingEvery("\"", with: "%22")
+            .replacingEvery("\r", with: "%0D")
+            .replacingEvery("\n", with: "%0A")
     }
 }

@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A `multipart/form-data` body (RFC 7578): text fields, in-memory data and files streamed from
 /// disk, each part with its own headers.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes a ``RequestBody/propertyList(_:)`` body as a property list (XML by default) and sets
 /// `Content-Type: application/x-plist` unless the request has a content type. Other bodies pass
@@ -24,13 +28,13 @@ public struct EncodePropertyList: Middleware {
     /// Builds ``EncodePropertyList``.
     public struct Handler: BodyEncodingHandler {
         /// XML or binary.
-        public var format: PropertyListSerialization.PropertyListFormat
+        public var format: PropertyListDecoder.PropertyListFormat
         /// The content type set when the request has none.
         public var contentType: String
 
         /// Creates the handler.
         public init(
-            format: PropertyListSerialization.PropertyListFormat = .xml,
+            format: PropertyListDecoder.PropertyListFormat = .xml,
             contentType: String = EncodePropertyList.mediaType
         ) {
             self.format = format
@@ -51,7 +55,7 @@ public struct EncodePropertyList: Middleware {
     /// Encodes a property-list body in place; other bodies are left alone.
     static func encode(
         _ request: inout Request,
-        format: PropertyListSerialization.PropertyListFormat,
+        format: PropertyListDecoder.PropertyListFormat,
         contentType: String
     ) throws(FaradayError) {
         guard let body = request.body.value as? PropertyListBody else { return }
@@ -68,7 +72,7 @@ public struct EncodePropertyList: Middleware {
 struct PropertyListBody: Sendable {
     let value: any Encodable & Sendable
 
-    func encoded(format: PropertyListSerialization.PropertyListFormat) throws(FaradayError) -> Data {
+    func encoded(format: PropertyListDecoder.PropertyListFormat) throws(FaradayError) -> Data {
         let encoder = PropertyListEncoder()
         encoder.outputFormat = format
         do {

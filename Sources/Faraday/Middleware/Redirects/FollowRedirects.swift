@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Follows 301, 302, 303, 307 and 308 redirects, as browsers and RFC 9110 do, and keeps the
 /// chain on the response (``Env/redirects``).

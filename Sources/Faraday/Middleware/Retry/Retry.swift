@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Sends a request again when it fails in a way that may pass: a connection error or timeout,
 /// or (opt-in) a status such as 429 or 503, waiting between attempts. An attempt cut by a
@@ -166,7 +171,7 @@ public struct Retry: Middleware {
 
     /// `Retry-After` in seconds or as an HTTP date, else `RateLimit-Reset` in seconds.
     static func serverDelay(_ headers: HTTPFields, now: Date) -> Duration? {
-        if let value = headers[.retryAfter]?.trimmingCharacters(in: .whitespaces) {
+        if let value = headers[.retryAfter]?.trimmingWhitespace() {
             if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
             // An HTTP-date (RFC 9110 §5.6.7); an invalid one is no delay of the server's.
             if let date = HTTPDate.parse(value, now: now) {
@@ -174,7 +179,7 @@ public struct Retry: Middleware {
             }
         }
         if let name = HTTPField.Name("RateLimit-Reset"), let value = headers[name],
-            let seconds = Int(value.trimmingCharacters(in: .whitespaces)), seconds >= 0
+            let seconds = Int(value.trimmingWhitespace()), seconds >= 0
         {
             return .seconds(seconds)
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One pin: what a server's certificate must match.
 ///
@@ -97,7 +101,7 @@ public struct PresentedCertificate: Sendable, Hashable, CustomStringConvertible 
 /// Reading and writing fingerprint strings.
 enum Fingerprint {
     static func parse(_ text: String, length: Int, prefix: String) throws(FaradayError) -> [UInt8] {
-        var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        var text = text.trimmingWhitespace()
         if text.lowercased().hasPrefix(prefix) { text.removeFirst(prefix.count) }
         let compact = text.filter { $0 != ":" && $0 != " " }
         if compact.count == length * 2, let bytes = hexBytes(compact) { return bytes }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Pins the certificates of chosen hosts: a connection whose certificates match none of its
 /// host's pins fails with ``FaradayError/Code/tlsFailure`` before any request byte is sent.

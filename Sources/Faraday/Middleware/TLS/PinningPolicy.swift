@@ -1,5 +1,10 @@
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Which certificates must match which hosts' pins.
 ///

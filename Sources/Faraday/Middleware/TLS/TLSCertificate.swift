@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An X.509 certificate as DER bytes, read from PEM or DER.
 ///
@@ -60,8 +64,8 @@ enum PEMBlock {
         let end = "-----END \(label)-----"
         var blocks: [[UInt8]] = []
         var rest = Substring(text)
-        while let start = rest.range(of: begin) {
-            guard let stop = rest.range(of: end, range: start.upperBound..<rest.endIndex) else {
+        while let start = rest.firstRange(of: begin) {
+            guard let stop = rest[start.upperBound...].firstRange(of: end) else {
                 throw FaradayError(.invalidRequest, "A PEM \(label) block has no END line.")
             }
             let body = rest[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How an adapter sets up TLS for a request: trust roots, a client certificate, the lowest
 /// protocol version and how the server's certificate is verified.

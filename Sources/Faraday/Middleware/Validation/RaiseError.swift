@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Turns 4xx and 5xx responses into ``FaradayError``s.
 ///

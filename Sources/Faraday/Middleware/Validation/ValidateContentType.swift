@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Fails a response whose `Content-Type` is not one the request accepts (Alamofire's
 /// `validate(contentType:)`).
@@ -75,7 +79,7 @@ struct MediaRange: Hashable, CustomStringConvertible {
 
     /// Parses one `type/subtype;params`, or `nil` when it is not of that shape.
     init?(_ text: String) {
-        let pieces = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        let pieces = text.split(separator: ";").map { $0.trimmingWhitespace() }
         let halves = (pieces.first ?? "").lowercased().split(separator: "/", omittingEmptySubsequences: false)
         guard halves.count == 2, !halves[0].isEmpty, !halves[1].isEmpty else { return nil }
         let q = pieces.dropFirst().first { $0.lowercased().hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) }
