@@ -158,7 +158,8 @@ enum URLResolver {
         return scheme.lowercased()
     }
 
-    /// What a path keeps unescaped (Foundation's `CharacterSet.urlPathAllowed`).
+    /// What a path keeps unescaped: Foundation's `CharacterSet.urlPathAllowed`, and `;` as the
+    /// path's fast check (`isPathByte`) keeps it.
     private static let pathAllowed = AllowedASCII(":@/")
     /// What a query keeps (`CharacterSet.urlQueryAllowed`).
     private static let queryAllowed = AllowedASCII(":@/?")

@@ -153,6 +153,8 @@ struct OpenFileError: Error, CustomStringConvertible {
 private func systemClose(_ descriptor: Int32) -> Int32 {
     #if canImport(Darwin)
     Darwin.close(descriptor)
+    #elseif canImport(Musl)
+    Musl.close(descriptor)
     #else
     Glibc.close(descriptor)
     #endif
@@ -161,6 +163,8 @@ private func systemClose(_ descriptor: Int32) -> Int32 {
 private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Darwin)
     Darwin.write(descriptor, buffer, count)
+    #elseif canImport(Musl)
+    Musl.write(descriptor, buffer, count)
     #else
     Glibc.write(descriptor, buffer, count)
     #endif
@@ -169,6 +173,8 @@ private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ coun
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     #if canImport(Darwin)
     Darwin.read(descriptor, buffer, count)
+    #elseif canImport(Musl)
+    Musl.read(descriptor, buffer, count)
     #else
     Glibc.read(descriptor, buffer, count)
     #endif

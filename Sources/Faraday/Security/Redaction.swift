@@ -144,7 +144,7 @@ public struct Redaction: Sendable {
         let authorityStart: String.Index
         if text.hasPrefix("//") {
             authorityStart = text.index(text.startIndex, offsetBy: 2)
-        } else if let schemeEnd = text.firstRange(of: "://") {
+        } else if let schemeEnd = text.utf8.firstRange(of: "://".utf8) {
             authorityStart = schemeEnd.upperBound
         } else {
             return nil
@@ -159,7 +159,7 @@ public struct Redaction: Sendable {
     private func matchesField(_ encodedName: String, _ patterns: [String]) -> Bool {
         var name = QueryEscaping.unescape(Substring(encodedName))
         // Foundation escapes a `%` again when it escapes a query's brackets: `%255B` is `[`.
-        if name.contains("%") { name = QueryEscaping.unescape(Substring(name), plusIsSpace: false) }
+        if name.utf8.contains(UInt8(ascii: "%")) { name = QueryEscaping.unescape(Substring(name), plusIsSpace: false) }
         if Self.matches(name, patterns) { return true }
         guard name.hasSuffix("]"), let open = name.lastIndex(of: "[") else { return false }
         return Self.matches(String(name[name.index(after: open)..<name.index(before: name.endIndex)]), patterns)

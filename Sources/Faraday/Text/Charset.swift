@@ -16,7 +16,10 @@ import Foundation
 /// UTF-8, UTF-16 and the 28 single-byte encodings are decoded here, the same on every platform.
 /// The Chinese, Japanese and Korean encodings (Shift_JIS, EUC-JP, ISO-2022-JP, GBK, gb18030, Big5,
 /// EUC-KR) are decoded by Foundation; where a platform's Foundation cannot (Linux's has no
-/// EUC-JP), decoding fails with ``FaradayError/Code/unsupportedCharset``.
+/// EUC-JP), decoding fails with ``FaradayError/Code/unsupportedCharset``. On Linux the core uses
+/// FoundationEssentials, which decodes them only in a process that has loaded Foundation's
+/// internationalization: a program that uses no `Foundation` API of its own (a server on
+/// NIOAdapter alone) may get `unsupportedCharset` for them; one that uses Foundation decodes them.
 public struct Charset: Sendable, Hashable, CustomStringConvertible {
     /// The encoding's name in the Encoding Standard: `UTF-8`, `windows-1252`, `Shift_JIS`.
     public let name: String

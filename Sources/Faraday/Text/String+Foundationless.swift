@@ -1,12 +1,14 @@
 extension StringProtocol {
-    /// The text without the white space at its ends (spaces, tabs and line breaks, as
-    /// `Character.isWhitespace` says): Foundation's `trimmingWhitespace()`
-    /// without Foundation.
+    /// The text without the white space at its ends: the scalars with Unicode's White_Space
+    /// property (spaces, tabs, line breaks), taken off scalar by scalar, as Foundation's
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` does (a combining mark after a space
+    /// stays).
     func trimmingWhitespace() -> String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }),
-            let last = lastIndex(where: { !$0.isWhitespace })
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
         else { return "" }
-        return String(self[first...last])
+        return String(String.UnicodeScalarView(scalars[first...last]))
     }
 }
 

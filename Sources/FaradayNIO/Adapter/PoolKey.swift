@@ -62,7 +62,6 @@ struct TLSContext: Sendable {
         context = try NIOSSLContext(configuration: configuration)
     }
 }
-#endif
 
 /// The 4 or 16 bytes of an IPv4 or IPv6 literal, in network order (`inet_pton`); `nil` for
 /// anything else.
@@ -73,3 +72,4 @@ func ipLiteralBytes(_ host: String) -> [UInt8]? {
     if inet_pton(AF_INET6, host, &v6) == 1 { return v6 }
     return nil
 }
+#endif

@@ -14,7 +14,14 @@ import Testing
         #expect("abc".replacingEvery("", with: "x") == "abc")
     }
 
+    @Test func userInfoIsFoundWhateverJoinsTheSchemesSlash() {
+        // A zero-width joiner after `//` makes one Character of `/` and itself.
+        let text = Redaction().redacting(urlText: "https://\u{200D}user:pw@h/")
+        #expect(!text.contains("pw"), "\(text)")
+    }
+
     @Test func trimmingWhitespaceTrimsBothEnds() {
+        #expect(" \u{301}x ".trimmingWhitespace() == "\u{301}x")
         #expect(" \t value \r\n".trimmingWhitespace() == "value")
         #expect("   ".trimmingWhitespace() == "")
         #expect("a b".trimmingWhitespace() == "a b")

@@ -40,7 +40,7 @@ extension CassetteAdapter {
     /// The path of a recorded URL's text: up to its query, after its authority.
     private static func path(_ url: String) -> Substring {
         let beforeQuery = url[..<(url.firstIndex { $0 == "?" || $0 == "#" } ?? url.endIndex)]
-        guard let scheme = beforeQuery.firstRange(of: "://") else { return beforeQuery }
+        guard let scheme = beforeQuery.utf8.firstRange(of: "://".utf8) else { return beforeQuery }
         let afterScheme = beforeQuery[scheme.upperBound...]
         return afterScheme[(afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex)...]
     }
