@@ -13,20 +13,24 @@ import Darwin
 
 /// An open file, read and written through its descriptor (POSIX), closed by ``close()`` or when
 /// the last reference goes: what the downloads, the disk cache and file bodies read and write
-/// with. It is Foundation's `OpenFile` without Foundation: FoundationEssentials has none, and a
+/// with. It is Foundation's `FileHandle` without Foundation: FoundationEssentials has none, and a
 /// program that loads Foundation for it starts about 6 MiB larger.
 ///
-/// One task uses a file at a time (the callers hold it in their own state).
-final class OpenFile: @unchecked Sendable {
-    private var descriptor: Int32
-    /// The descriptor, for system calls of the caller's own (`fstat`, `futimens`); `-1` once closed.
-    var fileDescriptor: Int32 { descriptor }
+/// One task uses a file at a time (the callers hold it in their own state); the descriptor is
+/// behind a lock all the same, so that a close racing a write cannot close it twice.
+final class OpenFile: Sendable {
+    /// The descriptor, `-1` once closed.
+    private let state: Locked<Int32>
     /// The path, for errors.
     private let path: String
 
+    /// The descriptor, for system calls of the caller's own (`fstat`, `futimens`); `-1` once closed.
+    var fileDescriptor: Int32 { state.withLock { $0 } }
+    private var descriptor: Int32 { state.withLock { $0 } }
+
     /// Takes `descriptor` over: the file closes it.
     init(descriptor: Int32, path: String) {
-        self.descriptor = descriptor
+        self.state = Locked(descriptor)
         self.path = path
     }
 
@@ -48,17 +52,20 @@ final class OpenFile: @unchecked Sendable {
     }
 
     deinit {
+        let descriptor = state.withLock { $0 }
         if descriptor >= 0 { _ = systemClose(descriptor) }
     }
 
     /// Writes all of `data` at the current offset.
     func write(contentsOf data: some DataProtocol) throws(OpenFileError) {
+        let descriptor = self.descriptor
         for region in data.regions {
             var failed = false
             region.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
                 var offset = 0
                 while offset < bytes.count {
-                    let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    let written = systemWrite(descriptor, base + offset, bytes.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
                         failed = true
@@ -73,12 +80,14 @@ final class OpenFile: @unchecked Sendable {
 
     /// Reads up to `count` bytes from the current offset: fewer only at the end of the file.
     func read(upToCount count: Int) throws(OpenFileError) -> Data? {
+        let descriptor = self.descriptor
         var data = Data(count: count)
         var filled = 0
         var failed = false
         data.withUnsafeMutableBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
             while filled < count {
-                let read = systemRead(descriptor, bytes.baseAddress! + filled, count - filled)
+                let read = systemRead(descriptor, base + filled, count - filled)
                 if read < 0 {
                     if errno == EINTR { continue }
                     failed = true
@@ -128,9 +137,11 @@ final class OpenFile: @unchecked Sendable {
 
     /// Closes the file; later calls do nothing.
     func close() throws(OpenFileError) {
-        guard descriptor >= 0 else { return }
-        let closing = descriptor
-        descriptor = -1
+        let closing = state.withLock { descriptor in
+            defer { descriptor = -1 }
+            return descriptor
+        }
+        guard closing >= 0 else { return }
         guard systemClose(closing) == 0 else { throw OpenFileError(operation: "close", path: path) }
     }
 }
