@@ -77,7 +77,7 @@ let connection = try Connection(url: "https://api.example.com/v1") { builder in
     builder.adapter = URLSessionAdapter()
 }
 var base = Endpoint<Void>(decoder: .none)
-base.headers[.named("X-App-Key")] = "DEAD-BEEF"
+base.headers["X-App-Key"] = "DEAD-BEEF"
 let api = API(connection: connection, base: base.authenticated(with: .bearer(token)))
 
 let user = try await api.send(api.get(.json(User.self), from: "users/1"))

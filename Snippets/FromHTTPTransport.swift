@@ -33,7 +33,7 @@ let created = try await connection.post("employees") { request in
 struct ClientVersion: Middleware {
     let app: any App
     func onRequest(_ env: inout Env) async throws {
-        env.request.headers[.named("X-Client-Version")] = "2.1"
+        env.request.headers["X-Client-Version"] = "2.1"
     }
     struct Handler: Faraday.Handler {
         func build(app: any App) -> any Middleware { ClientVersion(app: app) }

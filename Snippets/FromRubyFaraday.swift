@@ -30,7 +30,7 @@ struct Stamp: Middleware {
     let app: any App
 
     func onRequest(_ env: inout Env) async throws {
-        env.request.headers[.named("X-Stamp")] = "\(Int(Date().timeIntervalSince1970))"
+        env.request.headers["X-Stamp"] = "\(Int(Date().timeIntervalSince1970))"
     }
 
     func onComplete(_ env: inout Env) throws {

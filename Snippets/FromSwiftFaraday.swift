@@ -7,7 +7,7 @@ import Foundation
 struct Stamp: Middleware {
     let app: any App
     func onRequest(_ env: inout Env) async throws {
-        env.request.headers[.named("X-Stamp")] = "1"
+        env.request.headers["X-Stamp"] = "1"
     }
     struct Handler: Faraday.Handler {
         func build(app: any App) -> any Middleware { Stamp(app: app) }

@@ -13,7 +13,7 @@ struct ClientName: Middleware {
     let name: String
 
     func onRequest(_ env: inout Env) async throws {
-        env.request.headers[.named("X-Client-Name")] = name
+        env.request.headers["X-Client-Name"] = name
     }
 }
 

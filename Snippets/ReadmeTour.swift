@@ -28,7 +28,7 @@ connection.get("users/2").onComplete { env in print(env.status?.code ?? "failed"
 struct ClientName: Middleware {
     let app: any App
     func onRequest(_ env: inout Env) async throws {
-        env.request.headers[.named("X-Client-Name")] = "my-app"
+        env.request.headers["X-Client-Name"] = "my-app"
     }
     struct Handler: Faraday.Handler {
         func build(app: any App) -> any Middleware { ClientName(app: app) }

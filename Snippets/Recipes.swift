@@ -66,7 +66,7 @@ struct SignBody: Middleware {  // adds X-Signature, made from the body bytes tha
     let sign: @Sendable (Data) -> String
     func onRequest(_ env: inout Env) async throws {
         let body = try await env.requestBodyBytes()  // a value is encoded now, a stream read in
-        env.request.headers[.named("X-Signature")] = sign(body)
+        env.request.headers["X-Signature"] = sign(body)
     }
 }
 

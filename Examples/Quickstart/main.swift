@@ -12,7 +12,7 @@ struct RequestID: Middleware {
     let app: any App
 
     func onRequest(_ env: inout Env) async throws {
-        env.request.headers[.named("X-Request-ID")] = UUID().uuidString
+        env.request.headers["X-Request-ID"] = UUID().uuidString
     }
 
     struct Handler: Faraday.Handler {

@@ -69,7 +69,7 @@ extension AsyncHTTPClientAdapter {
                 transfer.cancel()
             }
         } catch {
-            let timedOut = stop.withLock { $0 } == .deadline && Self.isCancellation(error)
+            let timedOut = stop.snapshot == .deadline && Self.isCancellation(error)
             throw Self.faradayError(timedOut ? HTTPClientError.deadlineExceeded : error, request: request)
         }
         var completion = env

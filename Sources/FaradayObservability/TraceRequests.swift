@@ -144,7 +144,7 @@ struct SpanEvents: EventMonitor {
 
     /// Sets `http.request.resend_count` when the call sent any request again.
     func recordResendCount() {
-        let count = resends.withLock { $0 }
+        let count = resends.snapshot
         if count > 0 { span.attributes["http.request.resend_count"] = count }
     }
 

@@ -263,7 +263,8 @@ extension RequestBody {
     /// `true` when a request with this body and `headers` needs ``Request/encodePendingBody()``
     /// before an adapter sends it.
     func isPending(with headers: HTTPFields) -> Bool {
-        value != nil || contentType != nil || (!isEmpty && !headers.contains(.contentType))
+        if case .empty = storage { return contentType != nil }  // a GET's: decided in one step
+        return value != nil || contentType != nil || (!isEmpty && !headers.contains(.contentType))
     }
 }
 

@@ -12,7 +12,7 @@ final class Deadline: Sendable {
         }
     }
 
-    var hasPassed: Bool { passed.withLock { $0 } }
+    var hasPassed: Bool { passed.snapshot }
 
     func stop() { timer.cancel() }
 }

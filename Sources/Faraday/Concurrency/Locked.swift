@@ -28,6 +28,9 @@ package struct Locked<Value>: @unchecked Sendable {
         try storage.withLock(body)
     }
 
+    /// A copy of the value, read with the lock held.
+    package var snapshot: Value { storage.withLock { $0 } }
+
     /// ``LockedBuffer/inDeinit(_:)``: for the deinit of this value's one owner, which never lets
     /// a copy of it out.
     package func inDeinit<Result>(_ body: (inout Value) -> Result) -> Result {

@@ -193,7 +193,7 @@ extension Connection {
             params: params,
             headers: headers,
             body: body,
-            from: defaults.withLock { $0 }
+            from: defaults.snapshot
         )
     }
 
@@ -231,7 +231,7 @@ extension Connection {
                 isHome
                 ? defaults.params
                 : Params(defaults.params.filter { !Redaction.matches($0.name, Redaction.credentialNames) })
-            if defaultParams.isEmpty && params.isEmpty {
+            if defaultParams.entries.isEmpty && params.entries.isEmpty {
                 if let pathQuery { request.url = Self.withQuery(pathQuery, on: url) }
             } else {
                 let fromPath = try request.options.paramsEncoder.decode(pathQuery ?? "")
@@ -241,7 +241,10 @@ extension Connection {
             throw FaradayError.wrapping(error, request: request)
         }
         if isHome {
-            request.noteIsToCredentialOrigin()
+            // Asked again while the URL and the credential origins are unchanged (when the call
+            // starts, by `Authorization`), `isToCredentialOrigin` compares them (an unchanged
+            // list is one comparison of references) instead of taking the URL apart.
+            request.homeURL = Request.HomeURL(url: request.url, credentialOrigins: request.options.credentialOrigins)
         } else {
             request.dropDefaultCredentials(defaults.headers, isToCredentialOrigin: false)
         }
@@ -282,7 +285,7 @@ extension Connection {
         configure: ((inout Request) throws -> Void)? = nil
     ) -> Response {
         // One lock a call: the defaults, and the stack once the first call built it.
-        let defaults = defaults.withLock { $0 }
+        let defaults = defaults.snapshot
         let (request, failure) = buildRequest(
             method: method,
             path,
@@ -321,7 +324,7 @@ extension Connection {
                 params: params,
                 headers: headers,
                 body: body,
-                from: defaults ?? self.defaults.withLock { $0 }
+                from: defaults ?? self.defaults.snapshot
             )
         } catch {
             let unbuilt = Request(method: method, url: Self.placeholderURL)

@@ -62,26 +62,22 @@ enum HostCheck {
                 label = 0
                 endsWithDot = true
             } else {
-                guard isAllowedInName(byte) else { return false }
+                // The forbidden domain code points of the URL standard, without the non-ASCII
+                // bytes of an internationalized name: controls, space, delete and
+                // `# % / : < > ? @ [ \ ] ^ |`.
+                switch byte {
+                case 0x00...0x20, 0x7F, UInt8(ascii: "#"), UInt8(ascii: "%"), UInt8(ascii: "/"), UInt8(ascii: ":"),
+                    UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "?"), UInt8(ascii: "@"), UInt8(ascii: "["),
+                    UInt8(ascii: "\\"), UInt8(ascii: "]"), UInt8(ascii: "^"), UInt8(ascii: "|"):
+                    return false
+                default: break
+                }
                 label += 1
                 endsWithDot = false
                 guard label <= 63 else { return false }
             }
         }
         return (endsWithDot ? count - 1 : count) <= 253
-    }
-
-    /// The forbidden domain code points of the URL standard, without the non-ASCII bytes of an
-    /// internationalized name: controls, space, delete and `# % / : < > ? @ [ \ ] ^ |`.
-    private static func isAllowedInName(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x00...0x20, 0x7F: false
-        case UInt8(ascii: "#"), UInt8(ascii: "%"), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "<"),
-            UInt8(ascii: ">"), UInt8(ascii: "?"), UInt8(ascii: "@"), UInt8(ascii: "["), UInt8(ascii: "\\"),
-            UInt8(ascii: "]"), UInt8(ascii: "^"), UInt8(ascii: "|"):
-            false
-        default: true
-        }
     }
 
     /// An IPv6 literal as `URL.host` gives it (no brackets), as `inet_pton` reads it, then

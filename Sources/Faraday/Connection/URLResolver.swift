@@ -14,8 +14,6 @@ public struct PathResolution: Sendable, Hashable {
     public static let underBasePath = PathResolution(kind: .underBasePath)
     /// A path with a leading `/` replaces the base path (`https://x/v1` + `/status` → `https://x/status`).
     public static let hostAbsolute = PathResolution(kind: .hostAbsolute)
-
-    var isHostAbsolute: Bool { kind == .hostAbsolute }
 }
 
 /// A connection's base URL, split once into the parts request paths go between. A class: every
@@ -96,7 +94,7 @@ enum URLResolver {
         // Most paths need no escaping; checking that costs far less than escaping.
         let escapedPath = pathPart.utf8.allSatisfy(isPathByte) ? pathPart : escape(pathPart, allowed: pathAllowed)
         let fullPath: String
-        if resolution.isHostAbsolute && escapedPath.hasPrefix("/") {
+        if resolution == .hostAbsolute && escapedPath.hasPrefix("/") {
             fullPath = escapedPath
         } else {
             let relative = escapedPath.drop { $0 == "/" }
@@ -225,7 +223,9 @@ struct ResolvedPaths: Sendable {
     /// `==` and hash are those of the bytes (for others `==` would take a decomposed `é` for a
     /// precomposed one, whose escapes differ).
     static func remembers(_ path: String) -> Bool {
-        path.utf8.count <= longestPath && path.utf8.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "?") }
+        guard path.utf8.count <= longestPath else { return false }
+        for byte in path.utf8 where byte >= 0x80 || byte == UInt8(ascii: "?") { return false }
+        return true
     }
 
     /// The remembered URLs, by path, for each way of resolving one.
@@ -239,14 +239,14 @@ struct ResolvedPaths: Sendable {
     /// The URL `path` resolved to before, if it is remembered.
     func url(for path: String, _ resolution: PathResolution) -> URL? {
         guard Self.remembers(path) else { return nil }
-        return entries.withLock { resolution.isHostAbsolute ? $0.hostAbsolute[path] : $0.underBasePath[path] }
+        return entries.withLock { resolution == .hostAbsolute ? $0.hostAbsolute[path] : $0.underBasePath[path] }
     }
 
     /// Remembers the URL of a path resolved under the base, unless ``remembers(_:)`` says no.
     func remember(_ url: URL, for path: String, _ resolution: PathResolution) {
         guard Self.remembers(path) else { return }
         entries.withLock { entries in
-            if resolution.isHostAbsolute {
+            if resolution == .hostAbsolute {
                 Self.insert(url, for: path, into: &entries.hostAbsolute)
             } else {
                 Self.insert(url, for: path, into: &entries.underBasePath)

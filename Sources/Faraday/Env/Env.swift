@@ -149,10 +149,10 @@ public struct Env: Sendable {
     public func cancel() { cancellation.cancel() }
 
     /// `true` once the call has been cancelled.
-    public var isCancelled: Bool { cancellation.isCancelled }
+    public var isCancelled: Bool { storage.fields.cancellation.isCancelled }
 
     /// This call's number in the process (from 1), the same for all its attempts.
-    var callID: Int { cancellation.callID }
+    var callID: Int { storage.fields.cancellation.callID }
 
     /// A copy for one attempt of a call that a middleware may abandon (a retry, a redirect, an
     /// authentication challenge): cancelling the call still cancels the attempt, and
@@ -171,7 +171,7 @@ public struct Env: Sendable {
     }
 
     /// `true` on the last completion of the call.
-    public var isFinal: Bool { phase == .final }
+    public var isFinal: Bool { storage.fields.phase == .final }
 
     /// Whether the request's body needs ``Request/encodePendingBody()`` before an adapter sends
     /// it. Read part by part: a method called on `request` copies the whole request out of the
@@ -179,13 +179,13 @@ public struct Env: Sendable {
     var requestHasPendingBody: Bool { storage.fields.request.body.isPending(with: storage.fields.request.headers) }
 
     /// The response status, once there is a response.
-    public var status: HTTPResponse.Status? { response?.status }
+    public var status: HTTPResponse.Status? { storage.fields.response?.status }
 
     /// The response headers, empty until there is a response.
-    public var responseHeaders: HTTPFields { response?.headers ?? HTTPFields() }
+    public var responseHeaders: HTTPFields { storage.fields.response?.headers ?? HTTPFields() }
 
     /// The body of this completion: the whole body when buffered, one frame when streamed.
-    public var body: Data { response?.body ?? Data() }
+    public var body: Data { storage.fields.response?.body ?? Data() }
 }
 
 extension Env {

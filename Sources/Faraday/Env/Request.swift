@@ -37,7 +37,8 @@ public struct Request: Sendable {
         set { pathFailureBox = newValue.map(Boxed.init) }
     }
     private var pathFailureBox: Boxed<FaradayError>?
-    /// The URL last found to go to a credential origin (``noteIsToCredentialOrigin()``).
+    /// The URL the connection found to go to a credential origin when it made the request (see
+    /// ``isToCredentialOrigin``).
     var homeURL: HomeURL?
 
     /// A URL with the credential origins it was checked against.

@@ -25,8 +25,8 @@ final class OpenFile: Sendable {
     private let path: String
 
     /// The descriptor, for system calls of the caller's own (`fstat`, `futimens`); `-1` once closed.
-    var fileDescriptor: Int32 { state.withLock { $0 } }
-    private var descriptor: Int32 { state.withLock { $0 } }
+    var fileDescriptor: Int32 { state.snapshot }
+    private var descriptor: Int32 { state.snapshot }
 
     /// Takes `descriptor` over: the file closes it.
     init(descriptor: Int32, path: String) {
@@ -52,7 +52,7 @@ final class OpenFile: Sendable {
     }
 
     deinit {
-        let descriptor = state.withLock { $0 }
+        let descriptor = state.snapshot
         if descriptor >= 0 { _ = systemClose(descriptor) }
     }
 

@@ -138,9 +138,23 @@ extension HTTPFields {
     }
 }
 
+extension HTTPFields {
+    /// The value of the field whose name is written in the source, as Ruby Faraday and Alamofire
+    /// spell it: `request.headers["X-Client-Name"] = "my-app"`. Reading joins the fields of that
+    /// name as HTTPTypes' subscript does; setting replaces them all, `nil` removes them.
+    ///
+    /// The name is a literal, checked as ``HTTPTypes/HTTPField/Name/named(_:)`` checks it: a
+    /// literal that is not a valid field name stops the program the first time it runs. A name
+    /// from outside data goes through `HTTPField.Name(_:)`, which returns `nil` for an invalid one.
+    public subscript(_ literal: StaticString) -> String? {
+        get { self[HTTPField.Name.named(literal)] }
+        set { self[HTTPField.Name.named(literal)] = newValue }
+    }
+}
+
 extension HTTPField.Name {
     /// A field name written in the source, with no optional to unwrap:
-    /// `request.headers[.named("X-Client-Name")] = "my-app"`.
+    /// `HTTPField(name: .named("X-Client-Name"), value: "my-app")`.
     ///
     /// Only a literal is accepted, so the name is the programmer's, never data from outside; a
     /// literal that is not a valid field name (a token) stops the program the first time it

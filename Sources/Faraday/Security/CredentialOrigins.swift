@@ -20,15 +20,6 @@ extension Request {
         return allowed.contains { origin.isWritten(as: $0) || URL(string: $0).flatMap(Origin.init) == origin }
     }
 
-    /// Notes that the request, as it is now, goes to one of its credential origins (the
-    /// connection found it so when it made the request): asked again while the URL and the
-    /// credential origins are unchanged (when the call starts, by ``Authorization``),
-    /// ``isToCredentialOrigin`` then compares them (an unchanged list is one comparison of
-    /// references) instead of taking the URL apart. Any change to either asks the long way.
-    mutating func noteIsToCredentialOrigin() {
-        homeURL = HomeURL(url: url, credentialOrigins: options.credentialOrigins)
-    }
-
     /// Removes the credential headers (those ``Redaction/credentialHeaders`` names) that still
     /// hold the value `defaults` gave them, and the credential query parameters (``Redaction/credentialNames``)
     /// that still hold the value `defaultParams` gave them, when the request leaves its credential

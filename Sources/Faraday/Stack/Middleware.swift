@@ -29,7 +29,7 @@
 ///     let app: any App
 ///
 ///     func onRequest(_ env: inout Env) async throws {
-///         env.request.headers[.named("X-Request-ID")] = UUID().uuidString
+///         env.request.headers["X-Request-ID"] = UUID().uuidString
 ///     }
 /// }
 ///

@@ -105,4 +105,16 @@ import Testing
         headers.forEachJoiningCookies { sent.append("\($0.name): \($0.value)") }
         #expect(sent == ["Accept: */*", "Cookie: a=1; b=2; c=3", "User-Agent: test"])
     }
+
+    @Test func aLiteralNameReadsJoinedAndSetsEveryFieldOfThatName() {
+        var headers: HTTPFields = [.accept: "text/html", .accept: "application/json", .userAgent: "test"]
+        #expect(headers["accept"] == "text/html, application/json")
+        #expect(headers["X-Missing"] == nil)
+        headers["Accept"] = "*/*"
+        #expect(headers[values: .accept] == ["*/*"])
+        headers["X-Client-Name"] = "my-app"
+        #expect(headers[.named("x-client-name")] == "my-app")
+        headers["accept"] = nil
+        #expect(headers.map(\.name) == [.userAgent, .named("X-Client-Name")])
+    }
 }

@@ -152,22 +152,23 @@ public final class TestAdapter: Adapter {
     public func ownsCurrentThread() -> Bool { passThrough?.ownsCurrentThread() ?? false }
 
     public func call(_ env: Env) async throws(FaradayError) -> Completions {
+        let request = env.request
         let requestBody: Data
         do {
-            requestBody = try await env.request.body.collect(upTo: maxRequestBodySize)
+            requestBody = try await request.body.collect(upTo: maxRequestBodySize)
         } catch {
-            state.withLock { $0.calls.append(env.request) }
+            state.withLock { $0.calls.append(request) }
             throw error
         }
         let found: (Stub, Stub.Match)
         do {
-            found = try findStub(for: env, body: requestBody)
+            found = try findStub(for: request, body: requestBody)
         } catch {
             guard let passThrough else { throw error }
             var passed = env
             // The body was read to match stubs: send what was read.
-            if env.request.body.bytesInMemory == nil {
-                passed.request.body = .bytes(requestBody, contentType: env.request.body.contentType)
+            if request.body.bytesInMemory == nil {
+                passed.request.body = .bytes(requestBody, contentType: request.body.contentType)
             }
             return try await passThrough.call(passed)
         }
@@ -176,17 +177,17 @@ public final class TestAdapter: Adapter {
         do {
             response = try await stub.respond(env, match)
         } catch {
-            throw FaradayError.wrapping(error, request: env.request)  // the stub's own closure
+            throw FaradayError.wrapping(error, request: request)  // the stub's own closure
         }
         if response.waitsForCancellation {
             try await waitForCancellation(env)
         }
 
         var head = env
-        if env.request.options.streaming == nil {
-            if case .fail(let error) = response.ending.kind { throw error.attaching(env.request) }
+        if request.options.streaming == nil {
+            if case .fail(let error) = response.ending.kind { throw error.attaching(request) }
             if case .waitForCancellation = response.ending.kind { try await waitForCancellation(env) }
-            let body = try await Self.whole(response.body, env)
+            let body = try await Self.whole(response.body, request)
             head.response = ResponseData(status: response.status, headers: response.headers, body: body)
             return .buffered(consume head)
         }
@@ -197,8 +198,8 @@ public final class TestAdapter: Adapter {
 
     /// A stub's whole body for a buffered request, within the request's limit: bytes in memory
     /// as they are (no stream made for them), any other body read to its end.
-    private static func whole(_ body: ResponseBody, _ env: Env) async throws(FaradayError) -> Data {
-        let limit = env.request.options.maxBufferedBodySize
+    private static func whole(_ body: ResponseBody, _ request: Request) async throws(FaradayError) -> Data {
+        let limit = request.options.maxBufferedBodySize
         do throws(FaradayError) {
             guard body.isInMemory, let bytes = body.bytes() else { return try await body.collect(upTo: limit) }
             guard bytes.count <= limit else {
@@ -206,7 +207,7 @@ public final class TestAdapter: Adapter {
             }
             return bytes
         } catch {
-            throw error.attaching(env.request)
+            throw error.attaching(request)
         }
     }
 
@@ -253,16 +254,16 @@ public final class TestAdapter: Adapter {
     }
 
     /// Records the call and finds its stub, under one lock.
-    private func findStub(for env: Env, body: Data) throws(FaradayError) -> (Stub, Stub.Match) {
+    private func findStub(for request: Request, body: Data) throws(FaradayError) -> (Stub, Stub.Match) {
         try state.withLock { state throws(FaradayError) in
-            state.calls.append(env.request)
+            state.calls.append(request)
             var best: [(Stub.Mismatch, Stub)] = []
             // The first stub that matches and is not used yet, else the last one that matches.
             var unused: (Int, Stub.Match)?
             var last: (Int, Stub.Match)?
             // By index: each stub is read in place, not copied.
             for index in state.stubs.indices {
-                switch state.stubs[index].evaluate(env.request, body: body, strict: strictMode) {
+                switch state.stubs[index].evaluate(request, body: body, strict: strictMode) {
                 case .success(let match):
                     if unused == nil && !state.consumed[index] { unused = (index, match) }
                     last = (index, match)
@@ -276,9 +277,9 @@ public final class TestAdapter: Adapter {
             let closest = best.sorted { $0.0.stage.rawValue > $1.0.stage.rawValue }.prefix(3).map {
                 "\($0.1) (differs in \($0.0))"
             }
-            var message = "No stub for \(env.request.method.rawValue) \(env.request.url.absoluteString)."
+            var message = "No stub for \(request.method.rawValue) \(request.url.absoluteString)."
             message += closest.isEmpty ? " There are no stubs." : " Closest: \(closest.joined(separator: "; "))."
-            throw FaradayError(.noStubMatched, message, method: env.request.method, url: env.request.url)
+            throw FaradayError(.noStubMatched, message, method: request.method, url: request.url)
         }
     }
 }

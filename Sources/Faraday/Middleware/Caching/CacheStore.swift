@@ -62,7 +62,7 @@ struct MemoryEntryWriter: CacheEntryWriter {
 
     func commit(_ entry: CacheEntry) {
         var entry = entry
-        entry.body = ResponseBody(body.withLock { $0 })
+        entry.body = ResponseBody(body.snapshot)
         store(entry)
     }
 

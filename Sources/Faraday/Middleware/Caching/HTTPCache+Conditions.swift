@@ -35,7 +35,7 @@ extension HTTPCache {
         guard request.headers.contains(.range), condition == nil, !request.headers.contains(.ifRange) else {
             return try await app.call(env).marked(.uncacheable)
         }
-        let generation = handler.shared.generation.withLock { $0 }
+        let generation = handler.shared.generation.snapshot
         let requestDate = handler.now()
         let completions = try await app.call(env)
         // A range past the end says nothing of what is stored.

@@ -26,7 +26,7 @@ extension HTTPCache {
             return hit
         }
         if requestControl.onlyIfCached { return Self.notStored(env) }
-        let generation = handler.shared.generation.withLock { $0 }
+        let generation = handler.shared.generation.snapshot
         let completions = try await app.call(env)
         let head = completions.head
         guard let entry, let response = head.response, response.status == .ok else {
@@ -57,7 +57,7 @@ extension HTTPCache {
     /// `Content-Location` is stored to answer later `GET`s (RFC 9110 §9.3.3).
     func unsafe(_ env: Env, _ requestControl: CacheControl) async throws(FaradayError) -> Completions {
         let request = env.request
-        let generation = handler.shared.generation.withLock { $0 }
+        let generation = handler.shared.generation.snapshot
         let requestDate = handler.now()
         let completions = try await app.call(env)
         guard !Self.safeMethods.contains(request.method) else { return completions.marked(.uncacheable) }

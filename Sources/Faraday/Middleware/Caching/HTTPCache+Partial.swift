@@ -19,7 +19,7 @@ extension HTTPCache {
         key: String,
         part: CacheEntry
     ) async throws(FaradayError) -> Completions {
-        let generation = handler.shared.generation.withLock { $0 }
+        let generation = handler.shared.generation.snapshot
         guard let (held, length) = part.heldRange, held.lowerBound == 0, let length, held.upperBound < length,
             let validator = part.headers.strongValidator, let prefix = await Offload.run({ part.body.bytes() })
         else { return try await fetch(env, requestControl, key: key, entry: nil, generation: generation) }

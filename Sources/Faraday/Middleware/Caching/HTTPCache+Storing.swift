@@ -67,7 +67,7 @@ extension HTTPCache {
             responseDate: responseDate
         )
         let isCurrent: @Sendable () -> Bool = { [shared = handler.shared] in
-            generation == shared.generation.withLock { $0 }
+            generation == shared.generation.snapshot
         }
         // A part of the complete response stored, by the same validator: its fields update it (§3.4).
         if let entry, !entry.isPartial, response.status == .partialContent,

@@ -186,7 +186,7 @@ public struct HTTPCache: Middleware {
                 guard let stale = await serve(entry, env, .stale, now: now) else { break }
                 if !requestControl.onlyIfCached {
                     let background = Env(request: request)  // the caller's cancellation is not its own
-                    let generation = handler.shared.generation.withLock { $0 }  // a reset from now on wins
+                    let generation = handler.shared.generation.snapshot  // a reset from now on wins
                     handler.shared.revalidations.run(
                         key: key + "\n" + DiskCacheStore.describe(entry.varyingRequestHeaders)
                     ) {
@@ -211,7 +211,7 @@ public struct HTTPCache: Middleware {
         entry: CacheEntry?,
         generation: Int? = nil
     ) async throws(FaradayError) -> Completions {
-        let generation = generation ?? handler.shared.generation.withLock { $0 }
+        let generation = generation ?? handler.shared.generation.snapshot
         var attempt = env
         if let entry, let conditional = CachePolicy.conditional(env.request, for: entry) {
             attempt.request = conditional

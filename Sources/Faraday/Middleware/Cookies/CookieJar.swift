@@ -168,7 +168,7 @@ public final class CookieJar: Sendable {
     }
 
     /// The error of the last failed write of a file-backed jar, if the last write failed.
-    public var lastSaveError: FaradayError? { saveFailure.withLock { $0 } }
+    public var lastSaveError: FaradayError? { saveFailure.snapshot }
 
     // MARK: Writing
 

@@ -21,7 +21,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// The retries available now.
-    public var balance: Double { state.withLock { $0 } }
+    public var balance: Double { state.snapshot }
 
     /// Notes a request (it earns its share).
     func deposit() {
