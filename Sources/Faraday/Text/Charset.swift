@@ -3,6 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(FoundationEssentials) && canImport(Glibc)
+import Glibc
+#endif
 
 /// A character encoding, named as a `charset` parameter names it and read as browsers read it:
 /// the labels and single-byte tables of the WHATWG Encoding Standard, so that `latin1`,
@@ -16,10 +19,11 @@ import Foundation
 /// UTF-8, UTF-16 and the 28 single-byte encodings are decoded here, the same on every platform.
 /// The Chinese, Japanese and Korean encodings (Shift_JIS, EUC-JP, ISO-2022-JP, GBK, gb18030, Big5,
 /// EUC-KR) are decoded by Foundation; where a platform's Foundation cannot (Linux's has no
-/// EUC-JP), decoding fails with ``FaradayError/Code/unsupportedCharset``. On Linux the core uses
-/// FoundationEssentials, which decodes them only in a process that has loaded Foundation's
-/// internationalization: a program that uses no `Foundation` API of its own (a server on
-/// NIOAdapter alone) may get `unsupportedCharset` for them; one that uses Foundation decodes them.
+/// EUC-JP), decoding fails with ``FaradayError/Code/unsupportedCharset``. On Linux the core links
+/// only FoundationEssentials, which has no converters for them: the first use of one of these
+/// charsets loads Foundation (`libFoundation.so`, whose converters FoundationEssentials then uses),
+/// so that a program that never meets one never loads it. A program linked without the shared
+/// Foundation (`-static-stdlib`) gets `unsupportedCharset` for them unless it uses Foundation.
 public struct Charset: Sendable, Hashable, CustomStringConvertible {
     /// The encoding's name in the Encoding Standard: `UTF-8`, `windows-1252`, `Shift_JIS`.
     public let name: String
@@ -211,9 +215,16 @@ public struct Charset: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Foundation's encodings of the standard's CJK encodings.
-    private static let foundationEncodings = ["Shift_JIS", "EUC-JP", "ISO-2022-JP", "gb18030", "Big5", "EUC-KR"]
-        .compactMap { Charset(name: $0).foundationEncoding }
+    /// Foundation's encodings of the standard's CJK encodings. Reading this first loads
+    /// Foundation where the core links FoundationEssentials alone (see ``Charset``).
+    private static let foundationEncodings: [String.Encoding] = {
+        #if canImport(FoundationEssentials) && canImport(Glibc)
+        // Loaded once and never closed; when the program links Foundation, this finds it loaded.
+        _ = dlopen("libFoundation.so", RTLD_NOW | RTLD_GLOBAL)
+        #endif
+        return ["Shift_JIS", "EUC-JP", "ISO-2022-JP", "gb18030", "Big5", "EUC-KR"]
+            .compactMap { Charset(name: $0).foundationEncoding }
+    }()
 
     /// Those this platform's Foundation decodes at all (Linux's lacks some), asked once: ASCII,
     /// which every one of them writes as itself, must come back.
