@@ -18,9 +18,7 @@ enum Segment: Sendable {
 
     /// The size of a readable regular file.
     static func fileLength(_ url: URL) throws(FaradayError) -> Int {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-        guard let attributes, attributes[.type] as? FileAttributeType == .typeRegular,
-            let size = FileManager.size(in: attributes),
+        guard let status = FileStatus(ofItemAt: url.path), status.isRegularFile,
             FileManager.default.isReadableFile(atPath: url.path)
         else {
             throw FaradayError(
@@ -28,7 +26,7 @@ enum Segment: Sendable {
                 "The file \(url.path) does not exist or is not a readable regular file."
             )
         }
-        return size
+        return status.size
     }
 }
 
