@@ -6,27 +6,34 @@
 # the file's other regions that contain LINE (how the snippet is added to a stack, say). The
 # compiler says what each name refers to: the file is type-checked (`swiftc -dump-ast`) against
 # the modules of this package's debug build, which must exist (`swift build --enable-all-traits`).
-# Prints "N concepts: …"; --check FILE fails unless FILE states the same "N concepts".
+# Prints "N concepts: …"; --check FILE fails unless FILE states the same "N concepts" and names
+# each of them.
 #
 #     Scripts/count-concepts.sh SNIPPET_FILE REGION [--with TEXT] [--check FILE]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-file="$1" region="$2"; shift 2
+usage="usage: $0 SNIPPET_FILE REGION [--with TEXT] [--check FILE]"
+[[ $# -ge 2 ]] || { echo "$usage"; exit 2; }
+absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+file="$(absolute "$1")" region="$2"; shift 2
 with="" check=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --with) with="$2"; shift ;;
-        --check) check="$2"; shift ;;
-        *) echo "usage: $0 SNIPPET_FILE REGION [--with TEXT] [--check FILE]"; exit 2 ;;
+        --check) check="$(absolute "$2")"; shift ;;
+        *) echo "$usage"; exit 2 ;;
     esac
     shift
 done
-modules="$(swift build --enable-all-traits --show-bin-path)/Modules"
-[[ -d "$modules" ]] || { echo "count-concepts: no debug build at $modules"; exit 1; }
-ast="$(mktemp)"
-trap 'rm -f "$ast"' EXIT
-swiftc -dump-ast -swift-version 6 -module-name Snippet -I "$modules" -I Sources/CZlib "$file" > "$ast" 2>/dev/null \
-    || { echo "count-concepts: $file does not type-check"; exit 1; }
+cd "$(dirname "$0")/.."
+modules="$(swift build --show-bin-path)/Modules"
+[[ -f "$modules/Faraday.swiftmodule" || -d "$modules/Faraday.swiftmodule" ]] \
+    || { echo "count-concepts: no debug build of Faraday in $modules (swift build --enable-all-traits)"; exit 1; }
+[[ -d .build/checkouts/swift-http-types/Sources/HTTPTypes ]] \
+    || { echo "count-concepts: no checkout of swift-http-types in .build/checkouts"; exit 1; }
+ast="$(mktemp)" errors="$(mktemp)"
+trap 'rm -f "$ast" "$errors"' EXIT
+swiftc -dump-ast -swift-version 6 -module-name Snippet -I "$modules" -I Sources/CZlib "$file" > "$ast" 2> "$errors" \
+    || { cat "$errors"; echo "count-concepts: $file does not type-check"; exit 1; }
 result="$(python3 - "$file" "$region" "$with" "$ast" <<'PYTHON'
 import os, re, sys
 path, region, with_text, ast_path = sys.argv[1:]
@@ -42,40 +49,48 @@ for number, line in enumerate(lines, 1):
         wanted.add(number)
 if not wanted:
     sys.exit(f"count-concepts: no region {region} in {path}")
-# The public types of Faraday and HTTPTypes, by name, and the module of each.
-declared = re.compile(r"^\s*public (?:final |indirect )*(?:struct|class|enum|protocol|actor) (\w+)")
-public = {}
-for module, root in (("Faraday", "Sources/Faraday"), ("HTTPTypes", ".build/checkouts/swift-http-types/Sources/HTTPTypes")):
+# The public top-level types of Faraday and HTTPTypes, by name (`@frozen public enum …` too), and
+# the nested ones a snippet may meet, by their full name: a nested name alone (`Value`, `Kind`)
+# is ambiguous, and `String.Encoding` is not HTTPTypes' `Encoding`.
+declared = re.compile(r"^(?:@\w+(?:\([^)]*\))?\s+)*public (?:final |indirect )*(?:struct|class|enum|protocol|actor) (\w+)")
+public = set()
+for root in ("Sources/Faraday", ".build/checkouts/swift-http-types/Sources/HTTPTypes"):
     for folder, _, files in os.walk(root):
         for name in files:
             if name.endswith(".swift"):
                 for line in open(os.path.join(folder, name)):
                     if found := declared.match(line):
-                        public[found.group(1)] = module
-# HTTPField.Name and other nested types read as their last name in the AST.
-nested = {"Name": "HTTPField.Name", "Status": "HTTPResponse.Status", "Method": "HTTPRequest.Method",
-          "Code": "FaradayError.Code"}
+                        public.add(found.group(1))
+nested = {"HTTPField.Name", "HTTPResponse.Status", "HTTPRequest.Method", "FaradayError.Code", "Env.Phase"}
+by_last = {name.split(".")[-1]: name for name in nested}
 concepts = set()
-def note(name):
-    if name in public:
-        concepts.add(nested.get(name, name))
+def note_written(name):
+    """A type as the AST writes it: `Env`, `HTTPField.Name`, `HTTPField.Name.Type`."""
+    parts = name.split(".")
+    for length in range(len(parts), 1, -1):
+        if ".".join(parts[:length]) in nested:
+            concepts.add(".".join(parts[:length]))
+            return
+    if parts[0] in public:
+        concepts.add(parts[0])
 # A node's line: its location, else the start of its range.
-where = re.compile(rf"(?:location=|range=\[)[^\s:]*{re.escape(path.split('/')[-1])}:(\d+):")
+where = re.compile(rf"(?:location=|range=\[)[^\s:]*{re.escape(os.path.basename(path))}:(\d+):")
 for node in open(ast_path):
     found = where.search(node)
     if not found or int(found.group(1)) not in wanted:
         continue
-    # A member, initializer or requirement of a type: `decl="Faraday.(file).Env.request@…"`,
-    # `decl="Faraday.(file).Name extension.named@…"`.
-    for module, owner in re.findall(r'decl="(Faraday|HTTPTypes)\.\(file\)\.(\w+)', node):
-        note(owner)
+    # A member, initializer or requirement of a type: `decl="Faraday.(file).Env.request@…"`; a
+    # member of an extension of a nested type reads `decl="Faraday.(file).Name extension.named@…"`.
     # A type written out: `bind="Faraday.(file).App@…"`.
-    for module, name in re.findall(r'bind="(Faraday|HTTPTypes)\.\(file\)\.(\w+)', node):
-        note(name)
-    # Conformances and the types of what the snippet declares (a parameter's `inout Env`).
+    for owner in re.findall(r'(?:decl|bind)="(?:Faraday|HTTPTypes)\.\(file\)\.(\w+)', node):
+        if owner in public:
+            concepts.add(owner)
+        elif owner in by_last:
+            concepts.add(by_last[owner])
+    # Conformances and the types of what the snippet declares and uses (a parameter's `inout Env`).
     for text in re.findall(r'(?:inherits|interface_type|type)="([^"]*)"', node):
-        for name in re.findall(r"\b[A-Z][\w.]*", text):
-            note(name.split(".")[-1])  # `HTTPField.Name` is one concept, not two
+        for name in re.findall(r"\b[A-Z][\w.]*\w", text):
+            note_written(name)
 print(f"{len(concepts)} concepts: {', '.join(sorted(concepts))}")
 PYTHON
 )"
@@ -83,4 +98,7 @@ echo "$result"
 if [[ -n "$check" ]]; then
     counted="${result%%:*}"
     grep -qwF "$counted" "$check" || { echo "count-concepts: $check does not say \"$counted\""; exit 1; }
+    for name in $(tr -d ',' <<< "${result#*: }"); do
+        grep -qF "$name" "$check" || { echo "count-concepts: $check does not name $name"; exit 1; }
+    done
 fi

@@ -7,7 +7,7 @@
 # just after `value` returns. TestAdapter's files and Concurrency/Locked.swift are left out, as
 # the Architecture article says. Prints "N calls across M files"; --list prints each function with
 # its count first; --check FILE fails unless FILE states the same "N calls across M files".
-# About a minute (it builds Faraday with no trait in a package of its own).
+# About 30 seconds (it builds Faraday with no trait in a package of its own).
 #
 #     Scripts/count-get-path.sh [--list] [--check FILE]
 set -euo pipefail
@@ -51,9 +51,14 @@ SWIFT
 program="$(cd "$work/count" && swift build --show-bin-path)/Consumer"
 LLVM_PROFILE_FILE="$work/get.profraw" "$program"
 # The toolchain's own LLVM tools: a system llvm-profdata may not read Swift's profile format.
-tools="$(dirname "$(readlink -f "$(command -v swift)")")"
-"$tools/llvm-profdata" merge -o "$work/get.profdata" "$work/get.profraw"
-"$tools/llvm-cov" export -format=text -instr-profile "$work/get.profdata" "$program" > "$work/get.json"
+if [[ "$(uname)" == Darwin ]]; then
+    profdata="$(xcrun --find llvm-profdata)" cov="$(xcrun --find llvm-cov)"
+else
+    tools="$(dirname "$(readlink -f "$(command -v swift)")")"
+    profdata="$tools/llvm-profdata" cov="$tools/llvm-cov"
+fi
+"$profdata" merge -o "$work/get.profdata" "$work/get.profraw"
+"$cov" export -format=text -instr-profile "$work/get.profdata" "$program" > "$work/get.json"
 result="$(python3 - "$work/get.json" "$list" <<'PYTHON'
 import json, subprocess, sys
 data = json.load(open(sys.argv[1]))

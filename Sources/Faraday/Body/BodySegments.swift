@@ -18,7 +18,7 @@ enum Segment: Sendable {
 
     /// The size of a readable regular file.
     static func fileLength(_ url: URL) throws(FaradayError) -> Int {
-        guard let status = FileStatus(ofItemAt: url.path), status.isRegularFile,
+        guard let status = FileSignature(itemAt: url.path), status.isRegularFile,
             FileManager.default.isReadableFile(atPath: url.path)
         else {
             throw FaradayError(
@@ -26,7 +26,7 @@ enum Segment: Sendable {
                 "The file \(url.path) does not exist or is not a readable regular file."
             )
         }
-        return status.size
+        return Int(status.size)
     }
 }
 

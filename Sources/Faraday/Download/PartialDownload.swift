@@ -30,7 +30,7 @@ struct PartialDownload: Sendable {
         guard let data = try? Data(contentsOf: recordURL),
             let record = try? JSONDecoder().decode(Record.self, from: data),
             record.version == 1, record.url == url.absoluteString,
-            let size = FileStatus(ofItemAt: bytesURL.path).map({ Int64($0.size) }), size > 0
+            let size = FileSignature(itemAt: bytesURL.path)?.size, size > 0
         else { return nil }
         return (size, record.validator)
     }

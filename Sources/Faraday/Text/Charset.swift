@@ -19,11 +19,12 @@ import Glibc
 /// UTF-8, UTF-16 and the 28 single-byte encodings are decoded here, the same on every platform.
 /// The Chinese, Japanese and Korean encodings (Shift_JIS, EUC-JP, ISO-2022-JP, GBK, gb18030, Big5,
 /// EUC-KR) are decoded by Foundation; where a platform's Foundation cannot (Linux's has no
-/// EUC-JP), decoding fails with ``FaradayError/Code/unsupportedCharset``. On Linux the core links
-/// only FoundationEssentials, which has no converters for them: the first use of one of these
-/// charsets loads Foundation (`libFoundation.so`, whose converters FoundationEssentials then uses),
-/// so that a program that never meets one never loads it. A program linked without the shared
-/// Foundation (`-static-stdlib`) gets `unsupportedCharset` for them unless it uses Foundation.
+/// EUC-JP), decoding fails with ``FaradayError/Code/unsupportedCharset``. On Linux the core
+/// builds on FoundationEssentials, which has no converters of its own for them: in a program that
+/// does not link Foundation (a server on NIOAdapter, with the `URLSession` trait off), the first
+/// use of one of these charsets loads Foundation (`libFoundation.so`), so that a program that
+/// never meets one never loads it. A program linked with `-static-stdlib` that does not use
+/// Foundation gets `unsupportedCharset` for them.
 public struct Charset: Sendable, Hashable, CustomStringConvertible {
     /// The encoding's name in the Encoding Standard: `UTF-8`, `windows-1252`, `Shift_JIS`.
     public let name: String
@@ -201,30 +202,42 @@ public struct Charset: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Foundation's encodings
 
-    /// Foundation's encoding for the Chinese, Japanese and Korean encodings, which it decodes.
+    /// Foundation's encoding for the Chinese, Japanese and Korean encodings, which it decodes and
+    /// writes; asking for one loads Foundation where needed (``foundationIsLoaded``).
     private var foundationEncoding: String.Encoding? {
-        switch name {
-        case "Shift_JIS": .shiftJIS
-        case "EUC-JP": .japaneseEUC
-        case "ISO-2022-JP": .iso2022JP
-        // The standard reads GBK with its gb18030 decoder, and EUC-KR as Windows' code page 949.
-        case "GBK", "gb18030": String.Encoding(rawValue: 0x8000_0632)  // kCFStringEncodingGB_18030_2000
-        case "Big5": String.Encoding(rawValue: 0x8000_0A03)  // kCFStringEncodingBig5
-        case "EUC-KR": String.Encoding(rawValue: 0x8000_0422)  // kCFStringEncodingDOSKorean
-        default: nil
-        }
+        let encoding: String.Encoding? =
+            switch name {
+            case "Shift_JIS": .shiftJIS
+            case "EUC-JP": .japaneseEUC
+            case "ISO-2022-JP": .iso2022JP
+            // The standard reads GBK with its gb18030 decoder, and EUC-KR as Windows' code page 949.
+            case "GBK", "gb18030": String.Encoding(rawValue: 0x8000_0632)  // kCFStringEncodingGB_18030_2000
+            case "Big5": String.Encoding(rawValue: 0x8000_0A03)  // kCFStringEncodingBig5
+            case "EUC-KR": String.Encoding(rawValue: 0x8000_0422)  // kCFStringEncodingDOSKorean
+            default: nil
+            }
+        if encoding != nil { _ = Self.foundationIsLoaded }
+        return encoding
     }
 
-    /// Foundation's encodings of the standard's CJK encodings. Reading this first loads
-    /// Foundation where the core links FoundationEssentials alone (see ``Charset``).
-    private static let foundationEncodings: [String.Encoding] = {
+    /// Whether Foundation is loaded, whose converters FoundationEssentials decodes and writes the
+    /// CJK encodings with: on Linux, a program that uses no Foundation of its own (a server on
+    /// NIOAdapter) loads it here, the first time it meets one of them, and never closes it; one
+    /// that links Foundation finds it loaded. Only next to a shared FoundationEssentials: a
+    /// program linked with `-static-stdlib` carries its own, which a shared Foundation would not
+    /// serve.
+    private static let foundationIsLoaded: Bool = {
         #if canImport(FoundationEssentials) && canImport(Glibc)
-        // Loaded once and never closed; when the program links Foundation, this finds it loaded.
-        _ = dlopen("libFoundation.so", RTLD_NOW | RTLD_GLOBAL)
+        guard dlopen("libFoundationEssentials.so", RTLD_NOW | RTLD_NOLOAD) != nil else { return false }
+        return dlopen("libFoundation.so", RTLD_NOW | RTLD_GLOBAL) != nil
+        #else
+        return true
         #endif
-        return ["Shift_JIS", "EUC-JP", "ISO-2022-JP", "gb18030", "Big5", "EUC-KR"]
-            .compactMap { Charset(name: $0).foundationEncoding }
     }()
+
+    /// Foundation's encodings of the standard's CJK encodings.
+    private static let foundationEncodings = ["Shift_JIS", "EUC-JP", "ISO-2022-JP", "gb18030", "Big5", "EUC-KR"]
+        .compactMap { Charset(name: $0).foundationEncoding }
 
     /// Those this platform's Foundation decodes at all (Linux's lacks some), asked once: ASCII,
     /// which every one of them writes as itself, must come back.

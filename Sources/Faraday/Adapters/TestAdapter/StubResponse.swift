@@ -62,7 +62,7 @@ public struct StubResponse: Sendable {
 
     /// Creates a response with a body of UTF-8 text.
     public init(status: HTTPResponse.Status = .ok, headers: HTTPFields = HTTPFields(), body: String) {
-        self.init(status: status, headers: headers, body: ResponseBody(body))
+        self.init(status: status, headers: headers, body: ResponseBody(Data(body.utf8)))
     }
 
     /// A response that never comes: the call waits until it is cancelled.

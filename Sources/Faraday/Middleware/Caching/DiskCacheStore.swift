@@ -254,12 +254,12 @@ public final class DiskCacheStore: CacheStore {
         let folders = (try? FileManager.default.entries(of: root)) ?? []
         for folder in folders {
             for file in (try? FileManager.default.entries(of: folder)) ?? [] {
-                let status = FileStatus(ofItemAt: file.path)
+                let status = FileSignature(itemAt: file.path)
                 let used = status?.modified ?? .distantPast
                 if folder.lastPathComponent == "tmp" {
                     if used < Date() - 3600 { try? FileManager.default.removeItem(at: file) }
                 } else {
-                    files.append((file, status?.size ?? 0, used))
+                    files.append((file, Int(status?.size ?? 0), used))
                 }
             }
         }
