@@ -44,8 +44,13 @@ for adapter in adapters {
                 + "\(report.wrongAnswers.count) | \(report.hung) | \(run.callsInUseAfter.map(String.init) ?? "–") | "
                 + "\(descriptors) | \(memory) | \(report.elapsed.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1)))) |"
         )
-        for violation in run.violations { print("  VIOLATION: \(violation)") }
-        broken = broken || !run.violations.isEmpty
+        // This program does nothing else meanwhile: any descriptor more is the adapter's.
+        var violations = run.violations
+        if let before = run.descriptorsBefore, let after = run.descriptorsAfter, after > before {
+            violations.append("\(after - before) file descriptors left open")
+        }
+        for violation in violations { print("  VIOLATION: \(violation)") }
+        broken = broken || !violations.isEmpty
         for (fault, count) in run.faults { faults[fault, default: 0] += count }
     }
 }

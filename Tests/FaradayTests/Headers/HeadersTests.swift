@@ -116,5 +116,15 @@ import Testing
         #expect(headers[.named("x-client-name")] == "my-app")
         headers["accept"] = nil
         #expect(headers.map(\.name) == [.userAgent, .named("X-Client-Name")])
+        // Joined as HTTPTypes joins them: cookies with "; ".
+        headers[values: .cookie] = ["a=1", "b=2"]
+        #expect(headers["Cookie"] == "a=1; b=2")
+    }
+
+    @Test func aLiteralThatIsNoFieldNameStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            var headers = HTTPFields()
+            headers["X Client"] = "a space is not allowed in a name"
+        }
     }
 }
