@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Counts the concepts a snippet meets: the types and protocols of Faraday and HTTPTypes that its
 # code names, conforms to, or uses a member, initializer or requirement of (members are grouped by
-# their type: `env.request` meets Env, `.named(…)` meets HTTPField.Name). The snippet is a region
-# of a file in Snippets/ (`// snippet.NAME` to the next marker); `--with LINE` adds the lines of
-# the file's other regions that contain LINE (how the snippet is added to a stack, say). The
+# their type: `env.request` meets Env, `.named(…)` meets HTTPField.Name). The snippet is a slice
+# of a file in Snippets/, read as DocC reads it (`Scripts/expand-snippets.py`'s parser); `--with
+# TEXT` adds the file's other lines that contain TEXT (how the snippet is added to a stack). The
 # compiler says what each name refers to: the file is type-checked (`swiftc -dump-ast`) against
 # the modules of this package's debug build, which must exist (`swift build --enable-all-traits`).
 # Prints "N concepts: …"; --check FILE fails unless FILE states the same "N concepts" and names
@@ -35,20 +35,20 @@ trap 'rm -f "$ast" "$errors"' EXIT
 swiftc -dump-ast -swift-version 6 -module-name Snippet -I "$modules" -I Sources/CZlib "$file" > "$ast" 2> "$errors" \
     || { cat "$errors"; echo "count-concepts: $file does not type-check"; exit 1; }
 result="$(python3 - "$file" "$region" "$with" "$ast" <<'PYTHON'
-import os, re, sys
+import importlib.util, os, re, sys
 path, region, with_text, ast_path = sys.argv[1:]
-lines = open(path).read().splitlines()
-# The lines of the region, and the lines elsewhere that hold `with_text`.
-wanted, inside = set(), False
-for number, line in enumerate(lines, 1):
-    marker = re.match(r"\s*// snippet\.(\w+)", line)
-    if marker:
-        inside = marker.group(1) == region
-        continue
-    if inside or (with_text and with_text in line):
-        wanted.add(number)
-if not wanted:
+# The slice's lines as DocC shows them (expand-snippets.py's parser), and the lines elsewhere in
+# the file that hold `with_text`.
+spec = importlib.util.spec_from_file_location("expand_snippets", "Scripts/expand-snippets.py")
+snippets = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(snippets)
+source = open(path).read()
+sliced = snippets.Snippet(source, path).line_numbers(region)
+if not sliced:
     sys.exit(f"count-concepts: no region {region} in {path}")
+wanted = set(sliced)
+if with_text:
+    wanted |= {number for number, line in enumerate(source.split("\n"), 1) if with_text in line}
 # The public top-level types of Faraday and HTTPTypes, by name (`@frozen public enum …` too), and
 # the nested ones a snippet may meet, by their full name: a nested name alone (`Value`, `Kind`)
 # is ambiguous, and `String.Encoding` is not HTTPTypes' `Encoding`.

@@ -159,6 +159,7 @@ class Snippet:
             i += 1
 
         self.lines = []  # presentation lines
+        self.numbers = []  # the file's line number (from 1) of each presentation line
         self.slices = {}
         current = None  # (identifier, start line)
         visible = True
@@ -186,10 +187,11 @@ class Snippet:
                 end_slice()
                 current = (name, len(self.lines))
 
-        def append(raw_lines):
-            for raw in raw_lines:
+        def append(raw_lines, first_number):
+            for offset, raw in enumerate(raw_lines):
                 if visible and not (not self.lines and is_blank(raw)):
                     self.lines.append(raw)
+                    self.numbers.append(first_number + offset)
 
         for number in range(i, len(lines)):
             line = lines[number]
@@ -207,7 +209,7 @@ class Snippet:
                 if result is not None:
                     apply(result)
                 else:
-                    append(pending[1])
+                    append(pending[1], pending[2])
                 pending = None
                 continue
             result = parse_marker(line)
@@ -224,11 +226,11 @@ class Snippet:
                 continue
             stripped = line.strip(" \t")
             if stripped.startswith("/*") and "*/" not in stripped:
-                pending = [stripped[2:], [line]]
+                pending = [stripped[2:], [line], number + 1]
                 continue
-            append([line])
+            append([line], number + 1)
         if pending is not None:
-            append(pending[1])
+            append(pending[1], pending[2])
         end_slice()
 
         for name, (lower, upper) in list(self.slices.items()):
@@ -250,6 +252,13 @@ class Snippet:
             self.lines = [l[minimum:] for l in trimmed]
         while self.lines and is_blank(self.lines[-1]):
             self.lines.pop()
+
+    def line_numbers(self, slice_name):
+        """The file's line numbers (from 1) of a slice's displayed lines, or None if no such slice."""
+        if slice_name not in self.slices:
+            return None
+        lower, upper = self.slices[slice_name]
+        return self.numbers[lower:upper]
 
     def code(self, slice_name):
         """The displayed lines of a slice (or of the whole file), or None if no such slice."""
