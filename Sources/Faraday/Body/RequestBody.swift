@@ -263,8 +263,11 @@ extension RequestBody {
     /// `true` when a request with this body and `headers` needs ``Request/encodePendingBody()``
     /// before an adapter sends it.
     func isPending(with headers: HTTPFields) -> Bool {
-        if case .empty = storage { return contentType != nil }  // a GET's: decided in one step
-        return value != nil || contentType != nil || (!isEmpty && !headers.contains(.contentType))
+        switch storage {
+        case .value: true  // to encode
+        case .empty: contentType != nil  // a GET's
+        case .bytes, .stream: contentType != nil || (!isEmpty && !headers.contains(.contentType))
+        }
     }
 }
 
